@@ -1,2 +1,77 @@
-def main():
-    print("hi")
+"""Entry point of the `memdesk` command.
+
+`memdesk [--dir DIR] VERB ...` runs a verb; `memdesk [DIR]` (no verb) opens the TUI.
+Each verb lives in a `cmd_*.py` module exposing `register(subparsers)`; the parser's
+`func(args, ctx) -> int` does the work. Exit codes: 0 ok, 1 user error (one line on
+stderr), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from memdesk.cli.context import CliContext, UserError
+
+# One module per group of verbs; a new verb group adds its module here.
+COMMAND_MODULES: tuple[str, ...] = ("memdesk.cli.cmd_store",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memdesk",
+        description="Review, curate and preview the long-term memory AI agents keep.",
+    )
+    parser.add_argument(
+        "--dir", default=".", help="working directory holding MEMORY.md and .memdesk/ (default: .)"
+    )
+    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def _is_verb(word: str, parser: argparse.ArgumentParser) -> bool:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return word in action.choices
+    return False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    # `memdesk` or `memdesk DIR` (no verb) opens the TUI on that directory.
+    positional = [a for a in args_list if not a.startswith("-")]
+    if not positional or (len(positional) == 1 and not _is_verb(positional[0], parser)):
+        if any(a in ("-h", "--help") for a in args_list):
+            parser.print_help()
+            return 0
+        args_list = [*args_list, "open"] if not positional else _as_open(args_list, positional[0])
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    ctx = CliContext(args)
+    try:
+        return int(args.func(args, ctx) or 0)
+    except UserError as exc:
+        print(f"memdesk: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _as_open(args_list: list[str], directory: str) -> list[str]:
+    rest = [a for a in args_list if a != directory]
+    return [*rest, "open", directory]
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

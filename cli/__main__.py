@@ -1,0 +1,3 @@
+from memdesk.cli.main import run
+
+run()

@@ -1,0 +1,36 @@
+"""Shared helpers for CLI verbs: opening the store, printing JSON, user errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+class UserError(Exception):
+    """A mistake the user can fix; printed as one line, exit code 1."""
+
+
+class CliContext:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.dir = Path(args.dir)
+
+    def store(self, *, create: bool = False):  # -> memdesk.core.store.Store
+        from memdesk.core.store import Store, StoreError
+
+        try:
+            return Store.init(self.dir) if create else Store.open(self.dir)
+        except StoreError as exc:
+            raise UserError(str(exc)) from exc
+
+    @staticmethod
+    def print_json(data: Any) -> None:
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=2, default=str)
+        sys.stdout.write("\n")
+
+    @staticmethod
+    def print_jsonl(data: Any) -> None:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
