@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
 from memdesk.core.entry import Entry
 from memdesk.core.search.embedder import Embedder
 from memdesk.core.search.settings import SearchSettings

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from memdesk.core.entry import Entry
 from memdesk.core.search.embedder import Embedder, load_embedder
 from memdesk.core.search.settings import SearchSettings

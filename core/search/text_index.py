@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tantivy
-
 from memdesk.core.entry import Entry
 from memdesk.core.search.tokenizer import ANALYZER_NAME, build_tantivy_analyzer, query_terms
 
@@ -73,7 +72,7 @@ class TextIndex:
         index = tantivy.Index(self.schema, path=str(self.path), reuse=True)
         index.register_tokenizer(ANALYZER_NAME, build_tantivy_analyzer())
         index.reload()
-        index.searcher().num_docs  # touch the segments: corrupt files fail here
+        _ = index.searcher().num_docs  # touch the segments: corrupt files fail here
         marker.write_text(json.dumps({"version": SCHEMA_VERSION}), "utf-8")
         return index
 
