@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import memdesk.cli as cli_package
 from memdesk.cli.context import CliContext, UserError
 
-# One module per group of verbs; a new verb group adds its module here.
-COMMAND_MODULES: tuple[str, ...] = ("memdesk.cli.cmd_store", "memdesk.cli.cmd_app")
+# Every `cmd_*.py` module in this package is a verb group (found at start-up, so a new
+# group needs no registration here). Order decides the order in `memdesk --help`.
+COMMAND_ORDER: tuple[str, ...] = ("store", "app", "extract", "search", "context", "consolidate")
+
+
+def command_modules() -> list[str]:
+    names = [m.name for m in pkgutil.iter_modules(cli_package.__path__) if m.name.startswith("cmd_")]
+    rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+    names.sort(key=lambda n: (rank.get(n.removeprefix("cmd_"), len(rank)), n))
+    return [f"memdesk.cli.{name}" for name in names]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--dir", default=".", help="working directory holding MEMORY.md and .memdesk/ (default: .)"
     )
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
-    for name in COMMAND_MODULES:
+    for name in command_modules():
         importlib.import_module(name).register(sub)
     return parser
 
