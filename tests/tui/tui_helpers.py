@@ -1,0 +1,34 @@
+"""Helpers for the TUI tests: the app as users get it, and polling with a timeout."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import time
+from collections.abc import Callable
+
+from memdesk.core.store import Store
+from memdesk.tui.app import MemdeskApp, build_app
+from memdesk.tui.services import Services
+
+# The demo's dates are fixed; so is "today" in tests (due-to-expire counts depend on it).
+TODAY = dt.date(2026, 11, 1)
+SIZE = (120, 36)
+
+
+def make_app(store: Store, *, watch: bool = False) -> MemdeskApp:
+    """The app as users get it, without the model (tests never load it)."""
+    services = Services(store, load_model=False, today=lambda: TODAY)
+    app = build_app(store, watch=watch, services=services)
+    app.display_dir = "~/demo"  # the header shows the directory: keep snapshots stable
+    return app
+
+
+async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    """Poll until `predicate()` holds (UI work and file watching are asynchronous)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for the UI")
+        await pilot.pause(0.02)
+    await asyncio.sleep(0)

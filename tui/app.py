@@ -1,0 +1,342 @@
+"""The memdesk Textual app: modes for the review queue and the browser, lazily loaded
+screens for conflicts / context preview / stats, live file watching, the command
+palette, help and remappable keys.
+
+`build_app(store)` is the one way to make it (CLI, tests, screenshot script, bench).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.worker import Worker, WorkerState
+
+from memdesk.core.store import Change, Store, StoreError
+from memdesk.tui.commands import DeskCommand, DeskCommands
+from memdesk.tui.keymap import load_keymap
+from memdesk.tui.services import Services
+from memdesk.tui.watcher import Watcher, WatchedChanges
+from memdesk.tui.widgets import header_content
+
+ACTOR = "tui"
+# Screens built in their own modules (by the conflicts / context / stats work); loaded on
+# first use so a missing one only costs a notification.
+LAZY_SCREENS: dict[str, tuple[str, str]] = {
+    "conflicts": ("memdesk.tui.screens.conflicts", "ConflictsScreen"),
+    "context": ("memdesk.tui.screens.context_preview", "ContextPreviewScreen"),
+    "stats": ("memdesk.tui.screens.stats", "StatsScreen"),
+}
+
+
+class StoreChanged(Message):
+    """The store committed a change (from any thread)."""
+
+    def __init__(self, change: Change) -> None:
+        super().__init__()
+        self.change = change
+
+
+class FilesChanged(Message):
+    """The watcher saw a burst of relevant file changes."""
+
+    def __init__(self, changes: WatchedChanges) -> None:
+        super().__init__()
+        self.changes = changes
+
+
+class IndexProgress(Message):
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+
+
+def display_dir(root: Path) -> str:
+    home = Path.home()
+    with contextlib.suppress(ValueError):
+        return "~/" + root.relative_to(home).as_posix()
+    return str(root)
+
+
+class MemdeskApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "memdesk"
+    COMMANDS = App.COMMANDS | {DeskCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit", id="quit"),
+        Binding("question_mark,f1", "help", "Help", id="help"),
+        Binding("v", "show_queue", "Queue", id="show_queue", show=False),
+        Binding("b", "show_browser", "Browser", id="show_browser"),
+        Binding("c", "show_conflicts", "Conflicts", id="show_conflicts"),
+        Binding("p", "show_context", "Context", id="show_context", show=False),
+        Binding("s", "show_stats", "Stats", id="show_stats", show=False),
+        Binding("u,ctrl+z", "undo", "Undo", id="undo"),
+        Binding("ctrl+y", "redo", "Redo", id="redo", show=False),
+    ]
+
+    header_text: reactive[Content] = reactive(Content("memdesk"), always_update=True)
+    progress: reactive[tuple[int, int] | None] = reactive(None)
+    # Bumped after every change (ours, an agent's, a file edited on disk); screens
+    # watch it to reload. Screens from other modules can watch it too.
+    data_version: reactive[int] = reactive(0)
+
+    def __init__(self, services: Services, *, watch: bool = True) -> None:
+        super().__init__()
+        self.services = services
+        self.store = services.store
+        self.watch_files = watch
+        self.display_dir = display_dir(self.store.root)
+        self.counts: dict[str, int] = {}
+        self.watcher: Watcher | None = None
+        self._unsubscribe = None
+        self.keymap_problems: list[str] = []
+        keymap, self.keymap_problems = load_keymap(self.store)
+        if keymap:
+            self.set_keymap(keymap)
+
+    # -- start / stop ------------------------------------------------------------
+    def on_mount(self) -> None:
+        from memdesk.tui.screens.browser import BrowserScreen
+        from memdesk.tui.screens.queue import QueueScreen
+
+        self.add_mode("queue", lambda: QueueScreen(self.store, self.services))
+        self.add_mode("browser", lambda: BrowserScreen(self.store, self.services))
+        self.update_header()
+        self.switch_mode("queue")
+        self._unsubscribe = self.store.subscribe(
+            lambda change: self.post_message(StoreChanged(change))
+        )
+        for problem in self.keymap_problems:
+            self.notify(problem, title="settings [keys]", severity="warning", timeout=8)
+        if self.watch_files:
+            globs = _transcript_globs(self.store)
+            self.watcher = Watcher(
+                self.store.root, lambda ch: self.post_message(FilesChanged(ch)), globs
+            )
+            self.watcher.start()
+        if self.services.load_model:
+            self.call_after_refresh(self.build_search_index)
+
+    def on_unmount(self) -> None:
+        self._stop_watching()
+
+    def _stop_watching(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+        if self._unsubscribe is not None:
+            with contextlib.suppress(ValueError):
+                self._unsubscribe()
+            self._unsubscribe = None
+
+    async def action_quit(self) -> None:
+        self._stop_watching()
+        self.exit(0)
+
+    # -- header ----------------------------------------------------------------------
+    def update_header(self) -> None:
+        self.counts = self.services.counts()
+        self.header_text = header_content(self.display_dir, self.counts)
+
+    # -- keeping views current ---------------------------------------------------------
+    def changed(self) -> None:
+        """Something changed: new header counts, every screen reloads."""
+        self.update_header()
+        self.data_version += 1
+
+    def on_store_changed(self, message: StoreChanged) -> None:
+        self.changed()
+        if self.services.search_ready:
+            self.sync_search_index()
+
+    def on_files_changed(self, message: FilesChanged) -> None:
+        self.ingest_changes(message.changes)
+
+    @work(thread=True, exit_on_error=False, group="ingest")
+    def ingest_changes(self, changes: WatchedChanges) -> None:
+        """Feed what changed on disk to core ingestion (off the UI thread)."""
+        fresh: list[Any] = []
+        with self.services.lock:
+            if changes.memory_md:
+                fresh.extend(self.store.ingest_memory_md())
+            paths = sorted(changes.inbox | changes.transcripts)
+            if paths:
+                ingest_path = _optional_ingest_path()
+                for path in paths:
+                    if ingest_path is not None and path.exists():
+                        result = ingest_path(self.store, path)
+                        fresh.extend(_as_entries(result))
+        self.call_from_thread(self._after_ingest, fresh, bool(changes.entries))
+
+    def _after_ingest(self, fresh: list[Any], entries_changed: bool) -> None:
+        if fresh:
+            n = len(fresh)
+            first = fresh[0].summary if hasattr(fresh[0], "summary") else ""
+            self.notify(
+                f"{first[:60]}" + (f" (+{n - 1} more)" if n > 1 else ""),
+                title=f"{n} new candidate{'s' if n != 1 else ''}",
+            )
+        self.changed()  # entries edited on disk by others need a reload too
+
+    # -- search index ----------------------------------------------------------------
+    def action_build_index(self) -> None:
+        self.build_search_index()
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="index")
+    def build_search_index(self) -> None:
+        self.post_message(IndexProgress(0, 1))
+        self.services.build_search(
+            progress=lambda done, total: self.post_message(IndexProgress(done, total))
+        )
+        self.post_message(IndexProgress(-1, -1))
+
+    def on_index_progress(self, message: IndexProgress) -> None:
+        if message.done < 0:
+            self.progress = None
+            self.changed()
+        else:
+            self.progress = (message.done, message.total)
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="sync")
+    def sync_search_index(self) -> None:
+        self.services.sync_search()
+        self.call_from_thread(self._after_sync)
+
+    def _after_sync(self) -> None:
+        self.data_version += 1
+
+    # -- errors ------------------------------------------------------------------------
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            self.show_error(event.worker.error, where=event.worker.name or "background work")
+
+    def show_error(self, error: BaseException | None, where: str = "") -> None:
+        """The one place errors from workers end up: a readable dialog."""
+        from memdesk.tui.screens.dialogs import ErrorDialog
+
+        self.progress = None
+        self.push_screen(ErrorDialog(error, where))
+
+    # -- screens -----------------------------------------------------------------------
+    def action_show_queue(self) -> None:
+        self.switch_mode("queue")
+
+    def action_show_browser(self) -> None:
+        self.switch_mode("browser")
+
+    def action_show_conflicts(self) -> None:
+        self.show_lazy("conflicts")
+
+    def action_show_context(self) -> None:
+        self.show_lazy("context")
+
+    def action_show_stats(self) -> None:
+        self.show_lazy("stats")
+
+    def show_lazy(self, mode: str) -> bool:
+        """Switch to a screen from its own module; say so if it is not there yet."""
+        if mode not in self._modes:
+            module_name, class_name = LAZY_SCREENS[mode]
+            try:
+                module = importlib.import_module(module_name)
+                screen_class = getattr(module, class_name)
+            except (ImportError, AttributeError):
+                self.notify(f"{mode} screen: not available yet", severity="warning")
+                return False
+            self.add_mode(mode, lambda: screen_class(self.store, self.services))
+        self.switch_mode(mode)
+        return True
+
+    def action_help(self) -> None:
+        from memdesk.tui.screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            return
+        rows = []
+        for key, active in self.screen.active_bindings.items():
+            binding = active.binding
+            rows.append(
+                (
+                    self.get_key_display(binding) or key,
+                    binding.description or binding.action,
+                    binding.id or "",
+                    binding.tooltip or "",
+                )
+            )
+        self.push_screen(HelpScreen(rows))
+
+    async def run_desk_command(self, command: DeskCommand) -> None:
+        """Run a palette command: app actions here, screen actions on their screen."""
+        if command.target != "app" and self.current_mode != command.target:
+            self.switch_mode(command.target)
+            await self.screen.run_action(command.action)
+        elif command.target == "app":
+            await self.run_action(command.action)
+        else:
+            await self.screen.run_action(command.action)
+
+    # -- undo / redo -------------------------------------------------------------------
+    def action_undo(self) -> None:
+        self._undo_redo("undo")
+
+    def action_redo(self) -> None:
+        self._undo_redo("redo")
+
+    def _undo_redo(self, which: str) -> None:
+        try:
+            with self.services.lock:
+                result = getattr(self.store, which)(actor=ACTOR)
+        except StoreError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        self.notify(f"{which}: {result.op} of {', '.join(result.ids[:3])}")
+
+
+def _transcript_globs(store: Store) -> list[str]:
+    try:
+        sources = store.settings.get("sources", {})
+    except StoreError:
+        return []
+    globs = sources.get("transcripts", []) if isinstance(sources, dict) else []
+    return [g for g in globs if isinstance(g, str)] if isinstance(globs, list) else []
+
+
+def _optional_ingest_path():  # type: ignore[no-untyped-def]
+    """`memdesk.core.extract.inbox.ingest_path` when that module exists."""
+    try:
+        module = importlib.import_module("memdesk.core.extract.inbox")
+    except ImportError:
+        return None
+    return getattr(module, "ingest_path", None)
+
+
+def _as_entries(result: Any) -> list[Any]:
+    if result is None:
+        return []
+    if isinstance(result, list):
+        return [r for r in result if hasattr(r, "summary")]
+    for name in ("added", "entries", "candidates"):
+        value = getattr(result, name, None)
+        if isinstance(value, list):
+            return [r for r in value if hasattr(r, "summary")]
+    return []
+
+
+def build_app(
+    store: Store, *, watch: bool = True, services: Services | None = None
+) -> MemdeskApp:
+    """The app on `store`: watching files unless `watch=False`; `services` to share or
+    to configure (e.g. `Services(store, load_model=False)` in tests)."""
+    if services is None:
+        services = Services(store, load_model=os.environ.get("MEMDESK_NO_MODEL") != "1")
+    return MemdeskApp(services, watch=watch)

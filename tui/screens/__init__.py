@@ -1,0 +1,1 @@
+"""Screens of the desk (queue, browser, help, dialogs; conflicts / context / stats)."""

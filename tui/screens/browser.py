@@ -1,0 +1,188 @@
+"""The memory browser: every entry, filters by status / kind / scope, search as you type
+(debounced, off the UI thread; hybrid once the index is built, a text filter until
+then), and the entry's version history and links."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Input, Select, Static
+
+from memdesk.core.entry import KINDS, SCOPES, STATUSES, Entry
+from memdesk.core.store import Store
+from memdesk.tui.services import Services
+from memdesk.tui.widgets import DeskHeader, entry_detail
+
+DEBOUNCE_SECONDS = 0.15
+MAX_ROWS = 2000  # a table of 10k rows is slow to build and nobody scrolls it
+SUMMARY_WIDTH = 60
+
+
+class BrowserScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_search", "Search", id="focus_search"),
+        Binding("escape", "focus_table", "List", id="focus_table", show=False),
+    ]
+
+    def __init__(self, store: Store, services: Services) -> None:
+        super().__init__()
+        self.store = store
+        self.services = services
+        self.rows: list[Entry] = []
+        self.search_ids: list[str] | None = None  # None: no query
+        self._debounce: Timer | None = None
+        self._query = ""
+
+    def compose(self) -> ComposeResult:
+        yield DeskHeader()
+        with Vertical(id="browser-body"):
+            with Horizontal(id="browser-filters"):
+                yield Input(placeholder="search (Chinese or English)…  /", id="browser-search")
+                yield Select([(s, s) for s in STATUSES], prompt="any status", id="filter-status")
+                yield Select([(k, k) for k in KINDS], prompt="any kind", id="filter-kind")
+                yield Select([(s, s) for s in SCOPES], prompt="any scope", id="filter-scope")
+            yield Static("", id="browser-caption", classes="caption")
+            yield DataTable(id="browser-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="browser-detail", classes="detail"):
+                yield Static(id="browser-detail-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column("id", key="id", width=9)
+        table.add_column("status", key="status", width=10)
+        table.add_column("kind", key="kind", width=10)
+        table.add_column("scope", key="scope", width=9)
+        table.add_column("conf", key="conf", width=6)
+        table.add_column("summary", key="summary", width=SUMMARY_WIDTH)
+        table.add_column("updated", key="updated", width=10)
+        self.watch(self.app, "data_version", lambda _v: self.refresh_results(), init=False)
+        self.reload()
+        table.focus()
+
+    # -- filters and search -------------------------------------------------------
+    def _filter(self, select_id: str) -> list[str] | None:
+        value = self.query_one(select_id, Select).value
+        return None if value is Select.BLANK else [str(value)]
+
+    def filters(self) -> dict[str, list[str] | None]:
+        return {
+            "status": self._filter("#filter-status"),
+            "kind": self._filter("#filter-kind"),
+            "scope": self._filter("#filter-scope"),
+        }
+
+    @on(Input.Changed, "#browser-search")
+    def _typed(self, event: Input.Changed) -> None:
+        self._query = event.value
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(DEBOUNCE_SECONDS, self.refresh_results)
+
+    @on(Input.Submitted, "#browser-search")
+    def _submitted(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @on(Select.Changed)
+    def _filter_changed(self) -> None:
+        self.refresh_results()
+
+    def refresh_results(self) -> None:
+        if self._query.strip():
+            self.run_search(self._query, self.filters())
+        else:
+            self.search_ids = None
+            self.reload()
+
+    @work(thread=True, exclusive=True, group="browser-search", exit_on_error=False)
+    def run_search(self, query: str, filters: dict[str, list[str] | None]) -> None:
+        ids = self.services.search_ids(query, **filters)
+        self.app.call_from_thread(self._show_search, query, ids)
+
+    def _show_search(self, query: str, ids: list[str]) -> None:
+        if query != self._query:
+            return  # typed on since: a newer search is coming
+        self.search_ids = ids
+        self.reload()
+
+    # -- table -----------------------------------------------------------------------
+    def reload(self) -> None:
+        table = self.query_one(DataTable)
+        current = self.current_entry()
+        keep_id = current.id if current else None
+        entries = self.services.entries()
+        f = self.filters()
+
+        def keep(e: Entry) -> bool:
+            return all(
+                allowed is None or getattr(e, name) in allowed for name, allowed in f.items()
+            )
+
+        if self.search_ids is not None:
+            by_id = {e.id: e for e in entries}
+            ranked = [by_id[i] for i in self.search_ids if i in by_id]
+            matching = [e for e in ranked if keep(e)]
+        else:
+            matching = [e for e in entries if keep(e)]
+        self.rows = matching[:MAX_ROWS]
+        table.clear()
+        for e in self.rows:
+            table.add_row(
+                e.id,
+                e.status,
+                e.kind,
+                e.scope,
+                e.confidence,
+                " ".join(e.summary.split()),
+                f"{e.updated:%Y-%m-%d}",
+                key=e.id,
+            )
+        if self.rows:
+            index = next((i for i, e in enumerate(self.rows) if e.id == keep_id), 0)
+            table.move_cursor(row=index, animate=False)
+        caption = f"{len(matching)} of {len(entries)} entries"
+        if self.search_ids is not None:
+            caption += f" match “{self._query.strip()}”, best first"
+        if len(matching) > MAX_ROWS:
+            caption += f" (showing the first {MAX_ROWS})"
+        caption += "  ·  " + self.services.search_status
+        self.query_one("#browser-caption", Static).update(caption)
+        self.show_detail()
+
+    def current_entry(self) -> Entry | None:
+        table = self.query_one(DataTable)
+        if not self.rows or not 0 <= table.cursor_row < len(self.rows):
+            return None
+        return self.rows[table.cursor_row]
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail()
+
+    def show_detail(self) -> None:
+        entry = self.current_entry()
+        links: list[tuple[str, str]] = []
+        history = []
+        if entry is not None:
+            if entry.supersedes:
+                links.append(("supersedes", ", ".join(entry.supersedes)))
+            if entry.superseded_by:
+                links.append(("superseded by", entry.superseded_by))
+            if entry.related:
+                links.append(("related", ", ".join(entry.related)))
+            with self.services.lock:
+                history = self.store.history(entry.id)
+        self.query_one("#browser-detail-text", Static).update(
+            entry_detail(entry, history=history, links=links)
+        )
+
+    def action_focus_search(self) -> None:
+        self.query_one("#browser-search", Input).focus()
+
+    def action_focus_table(self) -> None:
+        self.query_one(DataTable).focus()

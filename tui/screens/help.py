@@ -1,0 +1,46 @@
+"""Help: every key binding of the screen it was opened from, with what it does."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static
+
+HELP_TEXT = (
+    "Keys can be remapped in .memdesk/settings.toml, e.g.\n"
+    '[keys]\napprove = "A"   # binding id = key\n'
+    "ctrl+p opens the command palette with every action."
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,f1", "dismiss", "Close", id="help_close"),
+    ]
+
+    def __init__(self, rows: list[tuple[str, str, str, str]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Static("[b]Keys[/b]", id="help-title")
+            yield DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
+            yield Static(HELP_TEXT, id="help-note", markup=False)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("key", "action", "binding id")
+        seen: set[tuple[str, str]] = set()
+        for key, description, binding_id, _tooltip in self.rows:
+            if (description, binding_id) in seen:
+                continue
+            seen.add((description, binding_id))
+            table.add_row(key, description, binding_id)
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)

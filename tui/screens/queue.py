@@ -1,0 +1,280 @@
+"""The review queue: candidates in order of arrival, a detail pane, and the actions.
+
+Every action goes through the Store (actor "tui"), so the TOML files, the journal and
+MEMORY.md change at once; this screen only reloads when the app says data changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from memdesk.core.entry import Entry
+from memdesk.core.merge import MergeConflict
+from memdesk.core.store import Store, StoreError
+from memdesk.tui.services import Services
+from memdesk.tui.widgets import DeskHeader, entry_detail
+
+ACTOR = "tui"
+SUMMARY_WIDTH = 36
+
+
+def flags_by_id(services: Services, entries: Iterable[Entry]) -> dict[str, list[str]]:
+    """Readable flags per entry: duplicate of…, contradicts…, suspicious."""
+    out: dict[str, list[str]] = {e.id: [] for e in entries}
+    for pair in services.duplicates:
+        for this, other in ((pair.a, pair.b), (pair.b, pair.a)):
+            if this in out:
+                label = "contradicts" if pair.type == "contradiction" else "dup of"
+                out[this].append(f"{label} {other}")
+    for entry in entries:
+        for name in entry.flags:
+            out[entry.id].append(name)
+    return out
+
+
+class QueueScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "approve", "Approve", id="approve"),
+        Binding("r", "reject", "Reject", id="reject"),
+        Binding("e", "edit", "Edit", id="edit"),
+        Binding("S", "supersede", "Supersede", id="supersede"),
+        Binding("m", "merge", "Merge into", id="merge"),
+        Binding("x", "expire", "Expire", id="expire"),
+        Binding("space", "toggle_select", "Select", id="toggle_select"),
+        Binding("A", "select_all", "Select all", id="select_all", show=False),
+    ]
+
+    def __init__(self, store: Store, services: Services) -> None:
+        super().__init__()
+        self.store = store
+        self.services = services
+        self.selected: set[str] = set()
+        self.rows: list[Entry] = []
+        self.flags: dict[str, list[str]] = {}
+        self._shown_detail: tuple[str, int] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield DeskHeader()
+        with Vertical(id="queue-body"):
+            yield Static("", id="queue-caption", classes="caption")
+            yield DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="queue-detail", classes="detail"):
+                yield Static(id="queue-detail-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column(" ", key="mark", width=1)
+        table.add_column("arrived", key="arrived", width=11)
+        table.add_column("summary", key="summary", width=SUMMARY_WIDTH)
+        table.add_column("flags", key="flags", width=19)
+        table.add_column("kind", key="kind", width=10)
+        table.add_column("scope", key="scope", width=9)
+        table.add_column("conf", key="conf", width=6)
+        table.add_column("source", key="source")
+        self.watch(self.app, "data_version", lambda _v: self.reload(), init=False)
+        self.reload()
+        table.focus()
+
+    # -- data ----------------------------------------------------------------------
+    def reload(self) -> None:
+        table = self.query_one(DataTable)
+        current = self.current_entry()
+        keep_id = current.id if current else None
+        keep_row = table.cursor_row
+        self.rows = self.services.candidates()
+        self.flags = flags_by_id(self.services, self.rows)
+        ids = {e.id for e in self.rows}
+        self.selected &= ids
+        table.clear()
+        for entry in self.rows:
+            table.add_row(*self._cells(entry), key=entry.id)
+        if self.rows:
+            index = next((i for i, e in enumerate(self.rows) if e.id == keep_id), None)
+            if index is None:
+                index = min(keep_row, len(self.rows) - 1)
+            table.move_cursor(row=index, animate=False)
+        self._caption()
+        self._shown_detail = None
+        self.show_detail()
+
+    def _cells(self, entry: Entry) -> list[Any]:
+        flags = self.flags.get(entry.id, [])
+        mark = "●" if entry.id in self.selected else " "
+        summary = " ".join(entry.summary.split())
+        return [
+            mark,
+            f"{entry.created:%m-%d %H:%M}",
+            summary,
+            Content.from_markup("[$warning]$f[/]", f="; ".join(flags)) if flags else "",
+            entry.kind,
+            entry.scope,
+            entry.confidence,
+            entry.source.origin or "–",
+        ]
+
+    def _caption(self) -> None:
+        n, sel = len(self.rows), len(self.selected)
+        text = f"{n} candidate{'s' if n != 1 else ''} waiting, oldest first"
+        if sel:
+            text += f"  ·  {sel} selected"
+        if not n:
+            text = "Nothing waiting for review. New candidates appear here as agents write them."
+        self.query_one("#queue-caption", Static).update(text)
+
+    def current_entry(self) -> Entry | None:
+        table = self.query_one(DataTable)
+        if not self.rows or table.cursor_row < 0 or table.cursor_row >= len(self.rows):
+            return None
+        return self.rows[table.cursor_row]
+
+    def targets(self) -> list[str]:
+        """The selection, or the row under the cursor when nothing is selected."""
+        if self.selected:
+            return [e.id for e in self.rows if e.id in self.selected]
+        entry = self.current_entry()
+        return [entry.id] if entry else []
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail()
+
+    def show_detail(self) -> None:
+        entry = self.current_entry()
+        key = (entry.id, entry.version) if entry else None
+        if key == self._shown_detail and key is not None:
+            return
+        self._shown_detail = key
+        flags = self.flags.get(entry.id, []) if entry else []
+        shown = [f for f in flags if f not in (entry.flags if entry else {})]
+        self.query_one("#queue-detail-text", Static).update(entry_detail(entry, flags=shown))
+
+    # -- selection -----------------------------------------------------------------
+    def action_toggle_select(self) -> None:
+        entry = self.current_entry()
+        if entry is None:
+            return
+        self.selected ^= {entry.id}
+        table = self.query_one(DataTable)
+        table.update_cell(entry.id, "mark", "●" if entry.id in self.selected else " ")
+        table.move_cursor(row=min(table.cursor_row + 1, len(self.rows) - 1))
+        self._caption()
+
+    def action_select_all(self) -> None:
+        ids = {e.id for e in self.rows}
+        self.selected = set() if self.selected >= ids else ids
+        table = self.query_one(DataTable)
+        for entry in self.rows:
+            table.update_cell(entry.id, "mark", "●" if entry.id in self.selected else " ")
+        self._caption()
+
+    # -- actions -------------------------------------------------------------------
+    def _run(self, label: str, fn: Callable[[], Any]) -> Any:
+        """Run a store operation; problems become notifications, not crashes."""
+        try:
+            with self.services.lock:
+                result = fn()
+        except MergeConflict as exc:
+            with self.services.lock:
+                self.store.save_conflict(exc.conflict)
+            fields = ", ".join(exc.conflict.field_names) or "fields"
+            self.notify(
+                f"{exc.conflict.entry_id} changed on disk meanwhile ({fields}); "
+                "kept both sides as a conflict (c to resolve)",
+                title=f"{label}: conflict",
+                severity="warning",
+                timeout=8,
+            )
+            self.app.changed()  # type: ignore[attr-defined]
+            return None
+        except (StoreError, ValueError) as exc:
+            self.notify(str(exc), title=f"{label} failed", severity="error", timeout=8)
+            return None
+        return result
+
+    def _status_action(self, label: str, method: str) -> None:
+        ids = self.targets()
+        if not ids:
+            self.notify("nothing to " + label, severity="warning")
+            return
+        done = self._run(label, lambda: getattr(self.store, method)(ids, actor=ACTOR))
+        if done is not None:
+            self.selected -= set(ids)
+            shown = ", ".join(ids[:3]) + (f" +{len(ids) - 3}" if len(ids) > 3 else "")
+            self.notify(f"{label}: {shown}  (u to undo)")
+
+    def action_approve(self) -> None:
+        self._status_action("approved", "approve")
+
+    def action_reject(self) -> None:
+        self._status_action("rejected", "reject")
+
+    def action_expire(self) -> None:
+        self._status_action("expired", "expire")
+
+    def action_edit(self) -> None:
+        from memdesk.tui.screens.dialogs import EditScreen
+
+        entry = self.current_entry()
+        if entry is None:
+            return
+        base_version = entry.version  # what the user sees; a later change is merged
+
+        def save(changes: dict[str, Any] | None) -> None:
+            if not changes:
+                return
+            done = self._run(
+                "edit",
+                lambda: self.store.edit(
+                    entry.id, changes, base_version=base_version, actor=ACTOR
+                ),
+            )
+            if done is not None:
+                self.notify(f"saved {entry.id} (version {done.version})")
+
+        self.app.push_screen(EditScreen(entry), save)
+
+    def _pick(self, title: str, then: Callable[[Entry, str], Any]) -> None:
+        from memdesk.tui.screens.dialogs import PickEntryScreen
+
+        entry = self.current_entry()
+        if entry is None:
+            return
+        order = {"confirmed": 0, "candidate": 1, "expired": 2, "superseded": 3}
+        pool = sorted(self.services.entries(), key=lambda e: order.get(e.status, 9))
+        suggestions = self.services.similar(entry, pool)
+
+        def picked(other_id: str | None) -> None:
+            if other_id:
+                then(entry, other_id)
+
+        self.app.push_screen(PickEntryScreen(title, suggestions), picked)
+
+    def action_supersede(self) -> None:
+        def do(entry: Entry, old_id: str) -> None:
+            if self._run(
+                "supersede", lambda: self.store.supersede(old_id, entry.id, actor=ACTOR)
+            ):
+                self.notify(f"{entry.id} supersedes {old_id}  (u to undo)")
+
+        entry = self.current_entry()
+        label = entry.summary[:40] if entry else ""
+        self._pick(f"Which entry does “{label}” replace?", do)
+
+    def action_merge(self) -> None:
+        def do(entry: Entry, target_id: str) -> None:
+            if self._run(
+                "merge", lambda: self.store.merge_into(entry.id, target_id, actor=ACTOR)
+            ):
+                self.notify(f"merged {entry.id} into {target_id}  (u to undo)")
+
+        entry = self.current_entry()
+        label = entry.summary[:40] if entry else ""
+        self._pick(f"Merge “{label}” into which entry?", do)

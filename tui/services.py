@@ -1,0 +1,170 @@
+"""Services the screens share: the store, search (built lazily) and context assembly.
+
+The store is used from the UI thread and from worker threads (file-watch ingestion,
+index building), so every store call from a screen goes through `services.lock`.
+The search model is never loaded on the way to the first frame: `build_search` runs in
+a worker, and until it is done `search_ids` falls back to a plain substring filter.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memdesk.core.entry import Entry, normalise_text
+from memdesk.core.store import Store
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Services:
+    """What every screen gets next to the store (the conflict, context and stats
+    screens take `(store, services)`)."""
+
+    store: Store
+    load_model: bool = True  # False: never build the search index (tests, snapshots)
+    today: Callable[[], dt.date] = dt.date.today
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    search: Any = None  # memdesk.core.search.SearchService once built
+    search_status: str = "search: text only (model not loaded)"
+    duplicates: list[Any] = field(default_factory=list)  # DuplicatePair, once search is up
+    # Timings of the last operations, for the stats screen (seconds).
+    timings: dict[str, float] = field(default_factory=dict)
+
+    # -- store access --------------------------------------------------------------
+    def entries(self) -> list[Entry]:
+        with self.lock:
+            return self.store.entries()
+
+    def candidates(self) -> list[Entry]:
+        """Candidates in order of arrival (created, then id)."""
+        return [e for e in self.entries() if e.status == "candidate"]
+
+    def counts(self) -> dict[str, int]:
+        with self.lock:
+            entries = self.store.entries()
+            conflicts = len(self.store.open_conflicts())
+            due = len(self.store.due_to_expire(self.today()))
+        return {
+            "entries": len(entries),
+            "candidates": sum(1 for e in entries if e.status == "candidate"),
+            "conflicts": conflicts,
+            "due": due,
+        }
+
+    # -- search --------------------------------------------------------------------
+    @property
+    def search_ready(self) -> bool:
+        return self.search is not None
+
+    def build_search(self, progress: Progress | None = None) -> Any:
+        """Load the model and bring the index up to date (blocking: call in a worker)."""
+        import time
+
+        from memdesk.core.search import SearchService
+
+        t0 = time.perf_counter()
+        service = SearchService(self.store.index_dir, self.store.settings.get("search"))
+        service.sync(self.entries(), progress=progress)
+        self.timings["index"] = time.perf_counter() - t0
+        self.search = service
+        self.search_status = f"search: hybrid ({service.model_status})"
+        self.refresh_duplicates()
+        return service
+
+    def sync_search(self) -> None:
+        """Bring the index up to date after a change (cheap: only changed entries)."""
+        if self.search is not None:
+            self.search.sync(self.entries())
+            self.refresh_duplicates()
+
+    def refresh_duplicates(self) -> None:
+        if self.search is not None:
+            self.duplicates = list(self.search.duplicates(self.entries()))
+
+    def search_ids(
+        self,
+        query: str,
+        *,
+        status: Iterable[str] | None = None,
+        kind: Iterable[str] | None = None,
+        scope: Iterable[str] | None = None,
+        limit: int = 200,
+    ) -> list[str]:
+        """Ids matching `query`, best first: hybrid search when the index is built,
+        a substring filter over the entries until then."""
+        import time
+
+        t0 = time.perf_counter()
+        try:
+            if self.search is not None:
+                hits = self.search.search(
+                    query, status=status, kind=kind, scope=scope, limit=limit
+                )
+                return [h.entry_id for h in hits]
+            return [e.id for e in text_filter(self.entries(), query)][:limit]
+        finally:
+            self.timings["search"] = time.perf_counter() - t0
+
+    def similar(self, entry: Entry, pool: Sequence[Entry], limit: int = 30) -> list[Entry]:
+        """`pool` ranked by similarity to `entry` (suggestions for supersede / merge)."""
+        by_id = {e.id: e for e in pool if e.id != entry.id}
+        ranked: list[Entry] = []
+        if self.search is not None:
+            for hit in self.search.search(entry.summary, limit=limit * 3):
+                if hit.entry_id in by_id and by_id[hit.entry_id] not in ranked:
+                    ranked.append(by_id[hit.entry_id])
+        if len(ranked) < limit:
+            scored = sorted(
+                (e for e in by_id.values() if e not in ranked),
+                key=lambda e: (-overlap(entry.summary, e.summary), e.created, e.id),
+            )
+            ranked.extend(scored)
+        return ranked[:limit]
+
+    # -- context ---------------------------------------------------------------------
+    def assemble(self, **options: Any) -> Any:
+        """The context block an agent would get (memdesk.core.context.assemble)."""
+        import time
+
+        from memdesk.core.context import assemble
+
+        t0 = time.perf_counter()
+        with self.lock:
+            entries = self.store.entries()
+            settings = self.store.settings
+        options.setdefault("today", self.today())
+        if self.search is not None and "search" not in options:
+            options["search"] = self._context_search
+        try:
+            return assemble(entries, settings=settings, **options)
+        finally:
+            self.timings["assemble"] = time.perf_counter() - t0
+
+    def _context_search(self, query: str, entries: Sequence[Entry]) -> dict[str, float]:
+        hits = self.search.search(query, limit=max(50, len(entries)))
+        return {h.entry_id: h.score for h in hits}
+
+
+def text_filter(entries: Iterable[Entry], query: str) -> list[Entry]:
+    """Entries whose text contains every word of `query` (case and width folded)."""
+    words = normalise_text(query).split()
+    if not words:
+        return list(entries)
+    return [e for e in entries if all(w in normalise_text(e.search_text()) for w in words)]
+
+
+def overlap(a: str, b: str) -> float:
+    """Share of character bigrams two texts have in common (works for CJK and English)."""
+    def grams(text: str) -> set[str]:
+        t = normalise_text(text)
+        return {t[i : i + 2] for i in range(len(t) - 1)}
+
+    ga, gb = grams(a), grams(b)
+    if not ga or not gb:
+        return 0.0
+    return len(ga & gb) / len(ga | gb)

@@ -1,0 +1,151 @@
+"""Watch the working directory and report bursts of relevant changes.
+
+A watchdog observer thread watches MEMORY.md, `.memdesk/entries`, `.memdesk/inbox` and
+the transcript globs from `[sources] transcripts`. Editors and agents save atomically
+(write a temp file, rename it over the target), which arrives as a *moved* event: the
+destination path is what counts. Events are coalesced: the first one arms a short
+timer and everything that lands before it fires is reported as one set of paths, so a
+burst of writes becomes one ingestion.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from memdesk.core.atomic import TEMP_PREFIX
+
+COALESCE_SECONDS = 0.05
+
+
+@dataclass
+class WatchedChanges:
+    """One coalesced burst, sorted by what it means for the store."""
+
+    memory_md: bool = False
+    entries: set[Path] = field(default_factory=set)
+    inbox: set[Path] = field(default_factory=set)
+    transcripts: set[Path] = field(default_factory=set)
+
+    def __bool__(self) -> bool:
+        return bool(self.memory_md or self.entries or self.inbox or self.transcripts)
+
+
+class PathClassifier:
+    """Decides which watched category a path belongs to (or none)."""
+
+    def __init__(self, root: Path, transcript_globs: Iterable[str] = ()) -> None:
+        self.root = root.resolve()
+        self.memory_md = self.root / "MEMORY.md"
+        self.entries_dir = self.root / ".memdesk" / "entries"
+        self.inbox_dir = self.root / ".memdesk" / "inbox"
+        self.globs = [g for g in transcript_globs if isinstance(g, str) and g]
+
+    def add(self, changes: WatchedChanges, raw: str) -> None:
+        path = Path(raw)
+        if path.name.startswith(TEMP_PREFIX) or path.name.startswith(".#"):
+            return
+        if path == self.memory_md:
+            changes.memory_md = True
+        elif path.parent == self.entries_dir and path.suffix == ".toml":
+            changes.entries.add(path)
+        elif self.inbox_dir in path.parents:
+            if not path.name.startswith("."):
+                changes.inbox.add(path)
+        else:
+            try:
+                rel = path.relative_to(self.root).as_posix()
+            except ValueError:
+                return
+            if any(fnmatch.fnmatch(rel, g) for g in self.globs):
+                changes.transcripts.add(path)
+
+    def watch_dirs(self) -> list[tuple[Path, bool]]:
+        """(folder, recursive) pairs to schedule; never the whole tree (think node_modules)."""
+        dirs: dict[Path, bool] = {self.root: False, self.entries_dir: False, self.inbox_dir: True}
+        for pattern in self.globs:
+            parts = Path(pattern).parts
+            fixed: list[str] = []
+            for part in parts[:-1]:
+                if any(c in part for c in "*?["):
+                    break
+                fixed.append(part)
+            recursive = len(fixed) < len(parts) - 1 or "**" in pattern
+            folder = self.root.joinpath(*fixed) if fixed else self.root
+            dirs[folder] = dirs.get(folder, False) or recursive
+        return [(d, r) for d, r in dirs.items() if d.is_dir()]
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, watcher: Watcher) -> None:
+        self.watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.is_directory or event.event_type in ("opened", "closed_no_write"):
+            return
+        paths = [event.src_path]
+        if event.event_type == "moved":
+            paths = [event.dest_path]  # an atomic save: the new content is at dest
+        for path in paths:
+            self.watcher.note(str(path))
+
+
+class Watcher:
+    """Calls `on_changes(WatchedChanges)` from a timer thread after each burst."""
+
+    def __init__(
+        self,
+        root: Path,
+        on_changes: Callable[[WatchedChanges], None],
+        transcript_globs: Iterable[str] = (),
+        coalesce: float = COALESCE_SECONDS,
+    ) -> None:
+        self.classifier = PathClassifier(root, transcript_globs)
+        self.on_changes = on_changes
+        self.coalesce = coalesce
+        self._pending = WatchedChanges()
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+        self._observer: Observer | None = None
+
+    def start(self) -> None:
+        self.classifier.inbox_dir.mkdir(parents=True, exist_ok=True)
+        observer = Observer()
+        handler = _Handler(self)
+        for folder, recursive in self.classifier.watch_dirs():
+            observer.schedule(handler, str(folder), recursive=recursive)
+        observer.daemon = True
+        observer.start()
+        self._observer = observer
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._timer:
+                self._timer.cancel()
+                self._timer = None
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=2)
+            self._observer = None
+
+    def note(self, path: str) -> None:
+        with self._lock:
+            before = bool(self._pending)
+            self.classifier.add(self._pending, path)
+            if bool(self._pending) and not before and self._timer is None:
+                self._timer = threading.Timer(self.coalesce, self._flush)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _flush(self) -> None:
+        with self._lock:
+            changes, self._pending = self._pending, WatchedChanges()
+            self._timer = None
+        if changes:
+            self.on_changes(changes)

@@ -1,0 +1,126 @@
+"""Widgets shared by the screens: the desk header and the entry detail pane."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.widgets import ProgressBar, Static
+
+from memdesk.core.entry import Entry
+
+
+class DeskHeader(Horizontal):
+    """Directory and counts (candidates waiting, conflicts, due to expire), plus the
+    progress of long work. Reads `app.header_text` and `app.progress`."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="desk-title")
+        yield ProgressBar(id="desk-progress", show_eta=False)
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "header_text", self._show_text)
+        self.watch(self.app, "progress", self._show_progress)
+
+    def _show_text(self, text: Content) -> None:
+        self.query_one("#desk-title", Static).update(text)
+
+    def _show_progress(self, progress: tuple[int, int] | None) -> None:
+        bar = self.query_one("#desk-progress", ProgressBar)
+        bar.display = progress is not None
+        if progress is not None:
+            done, total = progress
+            bar.update(total=max(total, 1), progress=done)
+
+
+def header_content(directory: str, counts: dict[str, int], status: str = "") -> Content:
+    parts = [
+        Content.from_markup("[b]memdesk[/b] $dir", dir=directory),
+        Content.from_markup(
+            "[$warning]$n[/] waiting" if counts.get("candidates") else "$n waiting",
+            n=str(counts.get("candidates", 0)),
+        ),
+        Content.from_markup(
+            "[$error]$n[/] conflicts" if counts.get("conflicts") else "$n conflicts",
+            n=str(counts.get("conflicts", 0)),
+        ),
+        Content.from_markup("$n due to expire", n=str(counts.get("due", 0))),
+        Content.from_markup("$n entries", n=str(counts.get("entries", 0))),
+    ]
+    if status:
+        parts.append(Content.from_markup("[$text-muted]$s[/]", s=status))
+    return Content("  ·  ").join(parts)
+
+
+def entry_detail(
+    entry: Entry | None,
+    *,
+    flags: Sequence[str] = (),
+    history: Sequence[Any] = (),
+    links: Sequence[tuple[str, str]] = (),
+) -> Content:
+    """The full text of an entry, its facts, source excerpt and provenance."""
+    if entry is None:
+        return Content.from_markup("[$text-muted]nothing selected[/]")
+    lines: list[Content] = [
+        Content.from_markup(
+            "[b]$id[/b]  v$v  [$accent]$status[/]  $kind / $scope  confidence $conf",
+            id=entry.id,
+            v=str(entry.version),
+            status=entry.status,
+            kind=entry.kind,
+            scope=entry.scope,
+            conf=entry.confidence,
+        ),
+        Content(""),
+        Content.from_markup("[b]$s[/b]", s=entry.summary),
+    ]
+    if entry.facts:
+        lines.append(Content(""))
+        lines.append(Content.from_markup("[$text-muted]facts[/]"))
+        lines.extend(Content.from_markup("  • $f", f=f) for f in entry.facts)
+    for flag in flags:
+        lines.append(Content.from_markup("[$warning]⚑ $f[/]", f=flag))
+    for name, reason in sorted(entry.flags.items()):
+        lines.append(Content.from_markup("[$error]⚠ $n: $r[/]", n=name, r=reason))
+    meta = []
+    if entry.tags:
+        meta.append("tags " + ", ".join(entry.tags))
+    if entry.valid_until:
+        meta.append(f"valid until {entry.valid_until.isoformat()}")
+    meta.append(f"created {entry.created:%Y-%m-%d %H:%M}")
+    lines.append(Content(""))
+    lines.append(Content.from_markup("[$text-muted]$m[/]", m="  ·  ".join(meta)))
+    src = entry.source
+    prov = [p for p in (src.origin, src.session_id, src.locator, src.timestamp) if p]
+    if prov or src.excerpt:
+        lines.append(Content(""))
+        lines.append(Content.from_markup("[$text-muted]source[/] $p", p="  ".join(prov)))
+        if src.files:
+            lines.append(Content.from_markup("  files: $f", f=", ".join(src.files)))
+        if src.commands:
+            lines.append(Content.from_markup("  commands: $c", c=" ; ".join(src.commands)))
+        if src.excerpt:
+            for line in src.excerpt.splitlines() or [""]:
+                lines.append(Content.from_markup("  [$text-muted]│[/] [i]$l[/i]", l=line))
+    for label, target in links:
+        lines.append(Content.from_markup("[$accent]$l[/] $t", l=label, t=target))
+    if history:
+        lines.append(Content(""))
+        lines.append(Content.from_markup("[$text-muted]history[/]"))
+        for record in history:
+            changed = ", ".join(sorted(record.changes)) if record.changes else ""
+            lines.append(
+                Content.from_markup(
+                    "  $t  $op by $actor  v$a  $c",
+                    t=(record.time or "")[:16].replace("T", " "),
+                    op=record.op,
+                    actor=record.actor or "?",
+                    a=str(record.version_after if record.version_after is not None else "–"),
+                    c=changed,
+                )
+            )
+    return Content("\n").join(lines)
