@@ -13,6 +13,12 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
+from memdesk.core.store import Change, Store, StoreError
+from memdesk.tui.commands import DeskCommand, DeskCommands
+from memdesk.tui.keymap import load_keymap
+from memdesk.tui.services import Services
+from memdesk.tui.watcher import WatchedChanges, Watcher
+from memdesk.tui.widgets import header_content
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -20,13 +26,6 @@ from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.worker import Worker, WorkerState
-
-from memdesk.core.store import Change, Store, StoreError
-from memdesk.tui.commands import DeskCommand, DeskCommands
-from memdesk.tui.keymap import load_keymap
-from memdesk.tui.services import Services
-from memdesk.tui.watcher import Watcher, WatchedChanges
-from memdesk.tui.widgets import header_content
 
 ACTOR = "tui"
 # Screens built in their own modules (by the conflicts / context / stats work); loaded on
@@ -332,9 +331,7 @@ def _as_entries(result: Any) -> list[Any]:
     return []
 
 
-def build_app(
-    store: Store, *, watch: bool = True, services: Services | None = None
-) -> MemdeskApp:
+def build_app(store: Store, *, watch: bool = True, services: Services | None = None) -> MemdeskApp:
     """The app on `store`: watching files unless `watch=False`; `services` to share or
     to configure (e.g. `Services(store, load_model=False)` in tests)."""
     if services is None:

@@ -23,7 +23,9 @@ class DeskCommand:
 DESK_COMMANDS: tuple[DeskCommand, ...] = (
     DeskCommand("Review queue", "Show the candidates waiting for review", "show_queue", "app"),
     DeskCommand("Memory browser", "Browse and search all entries", "show_browser", "app"),
-    DeskCommand("Conflicts", "Resolve concurrent edits, markers, contradictions", "show_conflicts", "app"),
+    DeskCommand(
+        "Conflicts", "Resolve concurrent edits, markers, contradictions", "show_conflicts", "app"
+    ),
     DeskCommand("Context preview", "The block an agent would receive", "show_context", "app"),
     DeskCommand("Stats", "Store size, latencies, index health", "show_stats", "app"),
     DeskCommand("Approve", "Approve the selected candidates", "approve", "queue"),
@@ -32,12 +34,16 @@ DESK_COMMANDS: tuple[DeskCommand, ...] = (
     DeskCommand("Supersede", "The candidate replaces an existing entry", "supersede", "queue"),
     DeskCommand("Merge into", "Fold the candidate into an existing entry", "merge", "queue"),
     DeskCommand("Expire", "Expire the selected entries", "expire", "queue"),
-    DeskCommand("Toggle selection", "Select or unselect the row under the cursor", "toggle_select", "queue"),
+    DeskCommand(
+        "Toggle selection", "Select or unselect the row under the cursor", "toggle_select", "queue"
+    ),
     DeskCommand("Select all", "Select every candidate (again: none)", "select_all", "queue"),
     DeskCommand("Undo", "Undo the last change made by a person", "undo", "app"),
     DeskCommand("Redo", "Redo the last undone change", "redo", "app"),
     DeskCommand("Search memory", "Focus the browser's search box", "focus_search", "browser"),
-    DeskCommand("Build search index", "Load the model and index the entries now", "build_index", "app"),
+    DeskCommand(
+        "Build search index", "Load the model and index the entries now", "build_index", "app"
+    ),
     DeskCommand("Help", "List every key binding", "help", "app"),
     DeskCommand("Quit", "Leave memdesk", "quit", "app"),
 )

@@ -34,7 +34,7 @@ def load_keymap(store: Store) -> tuple[dict[str, str], list[str]]:
     except StoreError as exc:
         return {}, [str(exc)]
     if not isinstance(table, dict):
-        return {}, ["[keys] must be a table of binding id = \"key\""]
+        return {}, ['[keys] must be a table of binding id = "key"']
     known = binding_ids()
     keymap: dict[str, str] = {}
     problems: list[str] = []
@@ -44,7 +44,7 @@ def load_keymap(store: Store) -> tuple[dict[str, str], list[str]]:
                 f"keys.{binding_id}: unknown binding id; allowed: {', '.join(sorted(known))}"
             )
         elif not isinstance(keys, str) or not keys.strip():
-            problems.append(f"keys.{binding_id}: must be a key string such as \"A\" or \"ctrl+a\"")
+            problems.append(f'keys.{binding_id}: must be a key string such as "A" or "ctrl+a"')
         else:
             keymap[binding_id] = keys.strip()
     return keymap, problems

@@ -102,9 +102,7 @@ class Services:
         t0 = time.perf_counter()
         try:
             if self.search is not None:
-                hits = self.search.search(
-                    query, status=status, kind=kind, scope=scope, limit=limit
-                )
+                hits = self.search.search(query, status=status, kind=kind, scope=scope, limit=limit)
                 return [h.entry_id for h in hits]
             return [e.id for e in text_filter(self.entries(), query)][:limit]
         finally:
@@ -160,6 +158,7 @@ def text_filter(entries: Iterable[Entry], query: str) -> list[Entry]:
 
 def overlap(a: str, b: str) -> float:
     """Share of character bigrams two texts have in common (works for CJK and English)."""
+
     def grams(text: str) -> set[str]:
         t = normalise_text(text)
         return {t[i : i + 2] for i in range(len(t) - 1)}

@@ -16,10 +16,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memdesk.core.atomic import TEMP_PREFIX
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
-
-from memdesk.core.atomic import TEMP_PREFIX
 
 COALESCE_SECONDS = 0.05
 

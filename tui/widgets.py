@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from memdesk.core.entry import Entry
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
-
-from memdesk.core.entry import Entry
 
 
 class DeskHeader(Horizontal):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from memdesk.core.demo import copy_demo_project
 from memdesk.core.store import Store
 

@@ -6,11 +6,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from memdesk.core.store import Store
 from memdesk.tui.screens.dialogs import EditScreen, PickEntryScreen
 from memdesk.tui.screens.queue import QueueScreen
-
 from tui_helpers import SIZE, make_app, wait_for
 
 pytestmark = pytest.mark.anyio

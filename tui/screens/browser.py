@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from memdesk.core.entry import KINDS, SCOPES, STATUSES, Entry
+from memdesk.core.store import Store
+from memdesk.tui.services import Services
+from memdesk.tui.widgets import DeskHeader, entry_detail
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,14 +18,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
-from memdesk.core.entry import KINDS, SCOPES, STATUSES, Entry
-from memdesk.core.store import Store
-from memdesk.tui.services import Services
-from memdesk.tui.widgets import DeskHeader, entry_detail
-
 DEBOUNCE_SECONDS = 0.15
 MAX_ROWS = 2000  # a table of 10k rows is slow to build and nobody scrolls it
-SUMMARY_WIDTH = 60
+SUMMARY_WIDTH = 46
 
 
 class BrowserScreen(Screen[None]):
@@ -69,7 +68,7 @@ class BrowserScreen(Screen[None]):
     # -- filters and search -------------------------------------------------------
     def _filter(self, select_id: str) -> list[str] | None:
         value = self.query_one(select_id, Select).value
-        return None if value is Select.BLANK else [str(value)]
+        return None if value in (Select.BLANK, Select.NULL) else [str(value)]
 
     def filters(self) -> dict[str, list[str] | None]:
         return {

@@ -7,6 +7,7 @@ import traceback
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from memdesk.core.entry import CONFIDENCES, KINDS, SCOPES, Entry
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -15,8 +16,6 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
-
-from memdesk.core.entry import CONFIDENCES, KINDS, SCOPES, Entry
 
 
 class ErrorDialog(ModalScreen[None]):
@@ -34,9 +33,7 @@ class ErrorDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         kind = type(self.error).__name__ if self.error else "Error"
         message = str(self.error) if self.error else "unknown error"
-        details = (
-            "".join(traceback.format_exception(self.error))[-3000:] if self.error else ""
-        )
+        details = "".join(traceback.format_exception(self.error))[-3000:] if self.error else ""
         with Vertical(id="error-box", classes="dialog"):
             yield Static(
                 Content.from_markup("[b $error]$k[/] in $w", k=kind, w=self.where or "worker"),
@@ -87,12 +84,21 @@ class EditScreen(ModalScreen[dict[str, Any] | None]):
             yield Input(e.summary, id="edit-summary")
             yield Label("facts (one per line)")
             yield TextArea("\n".join(e.facts), id="edit-facts", soft_wrap=True)
+            yield Label("kind · scope · confidence")
             with Horizontal(classes="edit-row"):
-                yield Select([(k, k) for k in KINDS], value=e.kind, id="edit-kind", allow_blank=False)
-                yield Select([(s, s) for s in SCOPES], value=e.scope, id="edit-scope", allow_blank=False)
                 yield Select(
-                    [(c, c) for c in CONFIDENCES], value=e.confidence, id="edit-confidence", allow_blank=False
+                    [(k, k) for k in KINDS], value=e.kind, id="edit-kind", allow_blank=False
                 )
+                yield Select(
+                    [(s, s) for s in SCOPES], value=e.scope, id="edit-scope", allow_blank=False
+                )
+                yield Select(
+                    [(c, c) for c in CONFIDENCES],
+                    value=e.confidence,
+                    id="edit-confidence",
+                    allow_blank=False,
+                )
+            yield Label("valid until · tags")
             with Horizontal(classes="edit-row"):
                 yield Input(
                     e.valid_until.isoformat() if e.valid_until else "",
@@ -104,6 +110,11 @@ class EditScreen(ModalScreen[dict[str, Any] | None]):
             with Horizontal(id="edit-buttons"):
                 yield Button("Save (ctrl+s)", id="edit-save", variant="primary")
                 yield Button("Cancel (esc)", id="edit-cancel")
+
+    def on_mount(self) -> None:
+        summary = self.query_one("#edit-summary", Input)
+        summary.cursor_position = 0  # show the start of a long summary
+        summary.focus()
 
     def changes(self) -> dict[str, Any]:
         e = self.entry

@@ -36,7 +36,9 @@ class HelpScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         table.add_columns("key", "action", "binding id")
         seen: set[tuple[str, str]] = set()
-        for key, description, binding_id, _tooltip in self.rows:
+        # The desk's own bindings (with ids, remappable) first, then widget navigation.
+        ordered = sorted(self.rows, key=lambda row: not row[2])
+        for key, description, binding_id, _tooltip in ordered:
             if (description, binding_id) in seen:
                 continue
             seen.add((description, binding_id))

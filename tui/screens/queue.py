@@ -9,18 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
+from memdesk.core.entry import Entry
+from memdesk.core.merge import MergeConflict
+from memdesk.core.store import Store, StoreError
+from memdesk.tui.services import Services
+from memdesk.tui.widgets import DeskHeader, entry_detail
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
-
-from memdesk.core.entry import Entry
-from memdesk.core.merge import MergeConflict
-from memdesk.core.store import Store, StoreError
-from memdesk.tui.services import Services
-from memdesk.tui.widgets import DeskHeader, entry_detail
 
 ACTOR = "tui"
 SUMMARY_WIDTH = 36
@@ -232,9 +231,7 @@ class QueueScreen(Screen[None]):
                 return
             done = self._run(
                 "edit",
-                lambda: self.store.edit(
-                    entry.id, changes, base_version=base_version, actor=ACTOR
-                ),
+                lambda: self.store.edit(entry.id, changes, base_version=base_version, actor=ACTOR),
             )
             if done is not None:
                 self.notify(f"saved {entry.id} (version {done.version})")
@@ -259,9 +256,7 @@ class QueueScreen(Screen[None]):
 
     def action_supersede(self) -> None:
         def do(entry: Entry, old_id: str) -> None:
-            if self._run(
-                "supersede", lambda: self.store.supersede(old_id, entry.id, actor=ACTOR)
-            ):
+            if self._run("supersede", lambda: self.store.supersede(old_id, entry.id, actor=ACTOR)):
                 self.notify(f"{entry.id} supersedes {old_id}  (u to undo)")
 
         entry = self.current_entry()
@@ -270,9 +265,7 @@ class QueueScreen(Screen[None]):
 
     def action_merge(self) -> None:
         def do(entry: Entry, target_id: str) -> None:
-            if self._run(
-                "merge", lambda: self.store.merge_into(entry.id, target_id, actor=ACTOR)
-            ):
+            if self._run("merge", lambda: self.store.merge_into(entry.id, target_id, actor=ACTOR)):
                 self.notify(f"merged {entry.id} into {target_id}  (u to undo)")
 
         entry = self.current_entry()

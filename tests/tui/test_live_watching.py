@@ -1,0 +1,73 @@
+"""Live watching: files changed by others show up in the open app."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from tui_helpers import SIZE, make_app, wait_for
+
+from memdesk.core.store import Store
+from memdesk.tui.watcher import PathClassifier, WatchedChanges
+
+pytestmark = pytest.mark.anyio
+
+
+def summaries(app) -> list[str]:  # type: ignore[no-untyped-def]
+    return [e.summary for e in app.screen.rows]
+
+
+async def test_external_append_to_memory_md_becomes_a_candidate_row(store: Store) -> None:
+    root = store.root
+    app = make_app(store, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        with (root / "MEMORY.md").open("a", encoding="utf-8") as f:
+            f.write("- remember: the docs site is built with mdBook 0.4\n")
+        await wait_for(
+            pilot, lambda: "remember: the docs site is built with mdBook 0.4" in summaries(app)
+        )
+        # and a notification said so
+        assert any("new candidate" in (n.title or "") for n in app._notifications)
+    data = (root / ".memdesk" / "entries").glob("*.toml")
+    assert any("mdBook 0.4" in p.read_text("utf-8") for p in data)
+
+
+async def test_atomic_save_by_another_tool_arrives_as_a_move(store: Store) -> None:
+    root = store.root
+    app = make_app(store, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        text = (root / "MEMORY.md").read_text("utf-8") + "- 文档站点用 mdBook 构建，不用 Docusaurus\n"
+        tmp = root / ".MEMORY.md.swp-tmp"
+        tmp.write_text(text, "utf-8")
+        os.replace(tmp, root / "MEMORY.md")
+        await wait_for(pilot, lambda: "文档站点用 mdBook 构建，不用 Docusaurus" in summaries(app))
+
+
+async def test_entry_file_edited_on_disk_is_reloaded(store: Store) -> None:
+    root = store.root
+    app = make_app(store, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        Store.open(root).edit("cand-001", {"confidence": "low"}, actor="agent")
+        await wait_for(
+            pilot, lambda: next(e for e in app.screen.rows if e.id == "cand-001").confidence == "low"
+        )
+
+
+def test_paths_are_classified_and_temp_files_ignored(tmp_path: Path) -> None:
+    classifier = PathClassifier(tmp_path, ["transcripts/*.jsonl"])
+    changes = WatchedChanges()
+    for name in (
+        "MEMORY.md",
+        ".memdesk/entries/a.toml",
+        ".memdesk/entries/.memdesk-tmp-x1",
+        ".memdesk/inbox/chat.json",
+        "transcripts/s1.jsonl",
+        "transcripts/notes.txt",
+        "src/main.rs",
+    ):
+        classifier.add(changes, str(tmp_path / name))
+    assert changes.memory_md
+    assert changes.entries == {tmp_path / ".memdesk/entries/a.toml"}
+    assert changes.inbox == {tmp_path / ".memdesk/inbox/chat.json"}
+    assert changes.transcripts == {tmp_path / "transcripts/s1.jsonl"}

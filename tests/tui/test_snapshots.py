@@ -1,0 +1,61 @@
+"""Snapshot tests (pytest-textual-snapshot) at a fixed size on a fresh demo copy.
+
+Deterministic: fixed demo data, a fixed "today", the directory shown as ~/demo, no
+model. Update after an intended change with `pytest tests/tui --snapshot-update`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_helpers import SIZE, make_app, wait_for
+
+from memdesk.core.demo import copy_demo_project
+from memdesk.core.store import Store
+
+
+def app_on_copy(tmp_path: Path):  # type: ignore[no-untyped-def]
+    return make_app(Store.open(copy_demo_project(tmp_path / "demo")))
+
+
+def test_queue(snap_compare, tmp_path: Path) -> None:
+    assert snap_compare(app_on_copy(tmp_path), terminal_size=SIZE)
+
+
+def test_queue_with_selection_and_flags(snap_compare, tmp_path: Path) -> None:
+    # rows 1 and 3 selected; the cursor on the suspicious candidate (cand-008)
+    assert snap_compare(
+        app_on_copy(tmp_path),
+        press=["space", "down", "space", "down", "down", "down", "down"],
+        terminal_size=SIZE,
+    )
+
+
+def test_browser(snap_compare, tmp_path: Path) -> None:
+    async def open_browser(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("b")
+        await wait_for(pilot, lambda: bool(getattr(pilot.app.screen, "rows", None)))
+
+    assert snap_compare(app_on_copy(tmp_path), run_before=open_browser, terminal_size=SIZE)
+
+
+def test_browser_search(snap_compare, tmp_path: Path) -> None:
+    async def search(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("b")
+        await wait_for(pilot, lambda: bool(getattr(pilot.app.screen, "rows", None)))
+        await pilot.press("slash", *"pnpm")
+        await wait_for(pilot, lambda: pilot.app.screen.search_ids is not None)
+        await pilot.press("enter")
+
+    assert snap_compare(app_on_copy(tmp_path), run_before=search, terminal_size=SIZE)
+
+
+def test_help(snap_compare, tmp_path: Path) -> None:
+    assert snap_compare(app_on_copy(tmp_path), press=["question_mark"], terminal_size=SIZE)
+
+
+def test_edit_form(snap_compare, tmp_path: Path) -> None:
+    assert snap_compare(app_on_copy(tmp_path), press=["e"], terminal_size=SIZE)
+
+
+def test_supersede_picker(snap_compare, tmp_path: Path) -> None:
+    assert snap_compare(app_on_copy(tmp_path), press=["down", "S"], terminal_size=SIZE)
