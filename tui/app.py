@@ -54,10 +54,14 @@ class FilesChanged(Message):
 
 
 class IndexProgress(Message):
-    def __init__(self, done: int, total: int) -> None:
+    """Progress of index building: done/total embeddings, or a new stage label;
+    done < 0 means finished."""
+
+    def __init__(self, done: int, total: int, label: str | None = None) -> None:
         super().__init__()
         self.done = done
         self.total = total
+        self.label = label
 
 
 def display_dir(root: Path) -> str:
@@ -85,6 +89,7 @@ class MemdeskApp(App[int]):
 
     header_text: reactive[Content] = reactive(Content("memdesk"), always_update=True)
     progress: reactive[tuple[int, int] | None] = reactive(None)
+    progress_label: reactive[str] = reactive("")
     # Bumped after every change (ours, an agent's, a file edited on disk); screens
     # watch it to reload. Screens from other modules can watch it too.
     data_version: reactive[int] = reactive(0)
@@ -193,17 +198,22 @@ class MemdeskApp(App[int]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="index")
     def build_search_index(self) -> None:
-        self.post_message(IndexProgress(0, 1))
+        self.post_message(IndexProgress(0, 1, "starting search…"))
         self.services.build_search(
-            progress=lambda done, total: self.post_message(IndexProgress(done, total))
+            progress=lambda done, total: self.post_message(IndexProgress(done, total)),
+            stage=lambda label: self.post_message(IndexProgress(0, 1, label)),
         )
         self.post_message(IndexProgress(-1, -1))
 
     def on_index_progress(self, message: IndexProgress) -> None:
         if message.done < 0:
             self.progress = None
+            self.progress_label = ""
             self.changed()
+            self.notify(self.services.search_status, title="search ready", timeout=3)
         else:
+            if message.label is not None:
+                self.progress_label = message.label
             self.progress = (message.done, message.total)
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="sync")
@@ -224,6 +234,7 @@ class MemdeskApp(App[int]):
         from memdesk.tui.screens.dialogs import ErrorDialog
 
         self.progress = None
+        self.progress_label = ""
         self.push_screen(ErrorDialog(error, where))
 
     # -- screens -----------------------------------------------------------------------

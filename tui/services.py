@@ -61,14 +61,21 @@ class Services:
     def search_ready(self) -> bool:
         return self.search is not None
 
-    def build_search(self, progress: Progress | None = None) -> Any:
-        """Load the model and bring the index up to date (blocking: call in a worker)."""
+    def build_search(
+        self, progress: Progress | None = None, stage: Callable[[str], None] | None = None
+    ) -> Any:
+        """Load the model and bring the index up to date (blocking: call in a worker).
+        `stage(text)` names each step, `progress(done, total)` counts embeddings."""
         import time
 
         from memdesk.core.search import SearchService
 
         t0 = time.perf_counter()
+        if stage:
+            stage("loading search model…")
         service = SearchService(self.store.index_dir, self.store.settings.get("search"))
+        if stage:
+            stage("indexing entries…")
         service.sync(self.entries(), progress=progress)
         self.timings["index"] = time.perf_counter() - t0
         self.search = service

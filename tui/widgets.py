@@ -18,11 +18,18 @@ class DeskHeader(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static(id="desk-title")
+        yield Static(id="desk-progress-label")
         yield ProgressBar(id="desk-progress", show_eta=False)
 
     def on_mount(self) -> None:
         self.watch(self.app, "header_text", self._show_text)
         self.watch(self.app, "progress", self._show_progress)
+        self.watch(self.app, "progress_label", self._show_label)
+
+    def _show_label(self, label: str) -> None:
+        widget = self.query_one("#desk-progress-label", Static)
+        widget.update(label)
+        widget.display = bool(label)
 
     def _show_text(self, text: Content) -> None:
         self.query_one("#desk-title", Static).update(text)
@@ -32,7 +39,8 @@ class DeskHeader(Horizontal):
         bar.display = progress is not None
         if progress is not None:
             done, total = progress
-            bar.update(total=max(total, 1), progress=done)
+            # A stage without counts (loading the model) shows as an indeterminate bar.
+            bar.update(total=total if total > 1 else None, progress=done)
 
 
 def header_content(directory: str, counts: dict[str, int], status: str = "") -> Content:

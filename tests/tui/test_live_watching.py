@@ -6,10 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from tui_helpers import SIZE, make_app, wait_for
-
 from memdesk.core.store import Store
 from memdesk.tui.watcher import PathClassifier, WatchedChanges
+from tui_helpers import SIZE, make_app, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +36,9 @@ async def test_atomic_save_by_another_tool_arrives_as_a_move(store: Store) -> No
     root = store.root
     app = make_app(store, watch=True)
     async with app.run_test(size=SIZE) as pilot:
-        text = (root / "MEMORY.md").read_text("utf-8") + "- 文档站点用 mdBook 构建，不用 Docusaurus\n"
+        text = (root / "MEMORY.md").read_text(
+            "utf-8"
+        ) + "- 文档站点用 mdBook 构建，不用 Docusaurus\n"
         tmp = root / ".MEMORY.md.swp-tmp"
         tmp.write_text(text, "utf-8")
         os.replace(tmp, root / "MEMORY.md")
@@ -50,7 +51,8 @@ async def test_entry_file_edited_on_disk_is_reloaded(store: Store) -> None:
     async with app.run_test(size=SIZE) as pilot:
         Store.open(root).edit("cand-001", {"confidence": "low"}, actor="agent")
         await wait_for(
-            pilot, lambda: next(e for e in app.screen.rows if e.id == "cand-001").confidence == "low"
+            pilot,
+            lambda: next(e for e in app.screen.rows if e.id == "cand-001").confidence == "low",
         )
 
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import tomllib
 
 import pytest
-from textual.widgets import Input, Select
-from tui_helpers import SIZE, make_app, wait_for
-
 from memdesk.core.store import Store
 from memdesk.tui.screens.browser import BrowserScreen
 from memdesk.tui.screens.help import HelpScreen
 from memdesk.tui.screens.queue import QueueScreen
+from textual.widgets import Input, Select
+from tui_helpers import SIZE, make_app, wait_for
 
 pytestmark = pytest.mark.anyio
 

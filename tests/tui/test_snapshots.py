@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_helpers import SIZE, make_app, wait_for
-
 from memdesk.core.demo import copy_demo_project
 from memdesk.core.store import Store
+from tui_helpers import SIZE, make_app, wait_for
 
 
 def app_on_copy(tmp_path: Path):  # type: ignore[no-untyped-def]
