@@ -10,9 +10,12 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
 
+from memdesk.core.merge import MergeConflict
 from memdesk.core.store import Change, Store, StoreError
 from memdesk.tui.commands import DeskCommand, DeskCommands
 from memdesk.tui.keymap import load_keymap
@@ -64,6 +67,16 @@ class IndexProgress(Message):
         self.label = label
 
 
+class WriteDone(Message):
+    """A store write queued with `MemdeskApp.write` finished (or failed)."""
+
+    def __init__(self, label: str, future: Future, then: Callable[[Any], None] | None) -> None:
+        super().__init__()
+        self.label = label
+        self.future = future
+        self.then = then
+
+
 def display_dir(root: Path) -> str:
     home = Path.home()
     with contextlib.suppress(ValueError):
@@ -104,6 +117,11 @@ class MemdeskApp(App[int]):
         self.watcher: Watcher | None = None
         self._unsubscribe = None
         self.keymap_problems: list[str] = []
+        # Store writes run one at a time, in order, off the UI thread: a slow commit
+        # (a big store re-renders MEMORY.md) never freezes the screen.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdesk-write")
+        self._refresh_scheduled = False
+        self._marker_paths: set[Path] = set()
         keymap, self.keymap_problems = load_keymap(self.store)
         if keymap:
             self.set_keymap(keymap)
@@ -115,8 +133,9 @@ class MemdeskApp(App[int]):
 
         self.add_mode("queue", lambda: QueueScreen(self.store, self.services))
         self.add_mode("browser", lambda: BrowserScreen(self.store, self.services))
-        self.update_header()
+        self.header_text = header_content(self.display_dir, {}, "loading entries…")
         self.switch_mode("queue")
+        self.load_entries()
         self._unsubscribe = self.store.subscribe(
             lambda change: self.post_message(StoreChanged(change))
         )
@@ -133,6 +152,13 @@ class MemdeskApp(App[int]):
 
     def on_unmount(self) -> None:
         self._stop_watching()
+        self._writer.shutdown(wait=True)
+
+    @work(thread=True, exit_on_error=False, group="load")
+    def load_entries(self) -> None:
+        """The first read of every entry file, off the UI thread (slow for big stores)."""
+        counts = self.services.counts()
+        self.call_from_thread(self._show_counts, counts)
 
     def _stop_watching(self) -> None:
         if self.watcher is not None:
@@ -145,26 +171,92 @@ class MemdeskApp(App[int]):
 
     async def action_quit(self) -> None:
         self._stop_watching()
+        self._writer.shutdown(wait=True)  # never leave a half-queued write behind
         self.exit(0)
 
-    # -- header ----------------------------------------------------------------------
-    def update_header(self) -> None:
-        self.counts = self.services.counts()
-        self.header_text = header_content(self.display_dir, self.counts)
+    # -- writing -------------------------------------------------------------------
+    def write(
+        self, label: str, fn: Callable[[], Any], then: Callable[[Any], None] | None = None
+    ) -> Future:
+        """Run a store operation on the writer thread; `then(result)` runs on the UI
+        thread after it. Refusals and conflicts become notifications, other errors the
+        error dialog."""
+
+        def run() -> Any:
+            with self.services.lock:
+                return fn()
+
+        future = self._writer.submit(run)
+        future.add_done_callback(lambda f: self.post_message(WriteDone(label, f, then)))
+        return future
+
+    def on_write_done(self, message: WriteDone) -> None:
+        error = message.future.exception()
+        result = None
+        if isinstance(error, MergeConflict):
+            with self.services.lock:
+                self.store.save_conflict(error.conflict)
+            fields = ", ".join(error.conflict.field_names) or "fields"
+            self.notify(
+                f"{error.conflict.entry_id} changed on disk meanwhile ({fields}); "
+                "both sides kept as a conflict (c to resolve)",
+                title=f"{message.label}: conflict",
+                severity="warning",
+                timeout=8,
+            )
+            self.services.invalidate([error.conflict.entry_id])
+        elif isinstance(error, StoreError | ValueError):
+            self.notify(str(error), title=f"{message.label} failed", severity="error", timeout=8)
+        elif error is not None:
+            self.show_error(error, where=message.label)
+        else:
+            result = message.future.result()
+        if message.then is not None:
+            message.then(result if error is None else None)
+        self.changed()
 
     # -- keeping views current ---------------------------------------------------------
     def changed(self) -> None:
-        """Something changed: new header counts, every screen reloads."""
-        self.update_header()
+        """Something changed: new header counts, every screen reloads (many calls in
+        a row make one refresh)."""
+        if not self._refresh_scheduled:
+            self._refresh_scheduled = True
+            self.call_later(self._refresh)
+
+    def _refresh(self) -> None:
+        self._refresh_scheduled = False
+        if self.services.loaded:  # else load_entries refreshes when it is done
+            self.refresh_counts()
+
+    @work(thread=True, exit_on_error=False, group="refresh")
+    def refresh_counts(self) -> None:
+        """Re-read what changed and count (off the UI thread), then redraw."""
+        paths, self._marker_paths = self._marker_paths, set()
+        if paths:
+            self.services.recheck_markers(paths)
+        counts = self.services.counts()
+        self.call_from_thread(self._show_counts, counts)
+
+    def _show_counts(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+        self.header_text = header_content(self.display_dir, counts)
         self.data_version += 1
 
     def on_store_changed(self, message: StoreChanged) -> None:
+        self.services.invalidate(message.change.ids)
         self.changed()
         if self.services.search_ready:
             self.sync_search_index()
 
     def on_files_changed(self, message: FilesChanged) -> None:
-        self.ingest_changes(message.changes)
+        changes = message.changes
+        if changes.entries:  # edited by someone else (or by us: re-reading is cheap)
+            self.services.invalidate(p.stem for p in changes.entries)
+            self._marker_paths |= changes.entries
+        if changes.memory_md or changes.inbox or changes.transcripts:
+            self.ingest_changes(changes)
+        elif changes.entries:
+            self.changed()
 
     @work(thread=True, exit_on_error=False, group="ingest")
     def ingest_changes(self, changes: WatchedChanges) -> None:
@@ -303,13 +395,11 @@ class MemdeskApp(App[int]):
         self._undo_redo("redo")
 
     def _undo_redo(self, which: str) -> None:
-        try:
-            with self.services.lock:
-                result = getattr(self.store, which)(actor=ACTOR)
-        except StoreError as exc:
-            self.notify(str(exc), severity="warning")
-            return
-        self.notify(f"{which}: {result.op} of {', '.join(result.ids[:3])}")
+        def done(result: Any) -> None:
+            if result is not None:
+                self.notify(f"{which}: {result.op} of {', '.join(result.ids[:3])}")
+
+        self.write(which, lambda: getattr(self.store, which)(actor=ACTOR), done)
 
 
 def _transcript_globs(store: Store) -> list[str]:

@@ -12,6 +12,7 @@ import datetime as dt
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from memdesk.core.entry import Entry, normalise_text
@@ -34,26 +35,101 @@ class Services:
     duplicates: list[Any] = field(default_factory=list)  # DuplicatePair, once search is up
     # Timings of the last operations, for the stats screen (seconds).
     timings: dict[str, float] = field(default_factory=dict)
+    # The entries as last read. A full read stats every entry file (slow at 10k), so
+    # after the first one only the entries a change names are re-read: the app calls
+    # `invalidate` for every store commit and every entry file the watcher reports.
+    # Reading a clean cache takes no lock, so the UI never waits on a slow write.
+    _cache: dict[str, Entry] | None = field(default=None, repr=False)
+    _sorted: list[Entry] | None = field(default=None, repr=False)
+    _dirty: set[str] = field(default_factory=set, repr=False)
+    _marker_ids: set[str] | None = field(default=None, repr=False)
 
     # -- store access --------------------------------------------------------------
+    @property
+    def loaded(self) -> bool:
+        return self._cache is not None
+
     def entries(self) -> list[Entry]:
+        """Every entry, oldest first (created, then id)."""
+        cached = self._sorted
+        if cached is not None and self._cache is not None and not self._dirty:
+            return cached
         with self.lock:
-            return self.store.entries()
+            if self._cache is None:
+                import time
+
+                t0 = time.perf_counter()
+                self._dirty.clear()
+                self._cache = {e.id: e for e in self.store.entries()}
+                self._sorted = None
+                self.timings["load"] = time.perf_counter() - t0
+            while self._dirty:
+                entry_id = self._dirty.pop()
+                entry = self.store.find(entry_id)
+                if entry is None:
+                    self._cache.pop(entry_id, None)
+                else:
+                    self._cache[entry_id] = entry
+                self._sorted = None
+            if self._sorted is None:
+                self._sorted = sorted(self._cache.values(), key=lambda e: (e.created, e.id))
+            return self._sorted
+
+    def invalidate(self, ids: Iterable[str] | None = None) -> None:
+        """Forget what changed: the named entries, or everything (ids=None)."""
+        if ids is None:
+            with self.lock:
+                self._cache = None
+                self._sorted = None
+                self._marker_ids = None
+        else:
+            self._dirty.update(ids)
+
+    def recheck_markers(self, paths: Iterable[Path]) -> None:
+        """Entry files changed on disk: note which now hold git conflict markers
+        (reads just those files, not the whole folder)."""
+        with self.lock:
+            if self._marker_ids is None:
+                return
+            for path in paths:
+                try:
+                    marked = b"\n<<<<<<< " in b"\n" + path.read_bytes()
+                except OSError:
+                    marked = False
+                if marked:
+                    self._marker_ids.add(path.stem)
+                else:
+                    self._marker_ids.discard(path.stem)
 
     def candidates(self) -> list[Entry]:
         """Candidates in order of arrival (created, then id)."""
         return [e for e in self.entries() if e.status == "candidate"]
 
-    def counts(self) -> dict[str, int]:
+    def conflict_count(self) -> int:
+        """Saved concurrent-edit conflicts plus entry files with git conflict markers."""
         with self.lock:
-            entries = self.store.entries()
-            conflicts = len(self.store.open_conflicts())
-            due = len(self.store.due_to_expire(self.today()))
+            if self._marker_ids is None:
+                self._marker_ids = {
+                    Path(p.path).stem for p in self.store.problems if p.kind == "conflict-markers"
+                }
+            try:
+                saved = {p.stem for p in self.store.conflicts_dir.glob("*.json")}
+            except OSError:
+                saved = set()
+            return len(saved) + len(self._marker_ids - saved)
+
+    def counts(self) -> dict[str, int]:
+        entries = self.entries()
+        today = self.today()
         return {
             "entries": len(entries),
             "candidates": sum(1 for e in entries if e.status == "candidate"),
-            "conflicts": conflicts,
-            "due": due,
+            "conflicts": self.conflict_count(),
+            "due": sum(
+                1
+                for e in entries
+                if e.status in ("candidate", "confirmed") and e.is_past_valid_until(today)
+            ),
         }
 
     # -- search --------------------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from memdesk.core.store import Store
 from memdesk.tui.watcher import PathClassifier, WatchedChanges
-from tui_helpers import SIZE, make_app, wait_for
+from tui_helpers import SIZE, make_app, ready, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -21,6 +21,7 @@ async def test_external_append_to_memory_md_becomes_a_candidate_row(store: Store
     root = store.root
     app = make_app(store, watch=True)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         with (root / "MEMORY.md").open("a", encoding="utf-8") as f:
             f.write("- remember: the docs site is built with mdBook 0.4\n")
         await wait_for(
@@ -36,6 +37,7 @@ async def test_atomic_save_by_another_tool_arrives_as_a_move(store: Store) -> No
     root = store.root
     app = make_app(store, watch=True)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         text = (root / "MEMORY.md").read_text(
             "utf-8"
         ) + "- 文档站点用 mdBook 构建，不用 Docusaurus\n"
@@ -49,6 +51,7 @@ async def test_entry_file_edited_on_disk_is_reloaded(store: Store) -> None:
     root = store.root
     app = make_app(store, watch=True)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         Store.open(root).edit("cand-001", {"confidence": "low"}, actor="agent")
         await wait_for(
             pilot,

@@ -9,7 +9,7 @@ import pytest
 from memdesk.core.store import Store
 from memdesk.tui.screens.dialogs import EditScreen, PickEntryScreen
 from memdesk.tui.screens.queue import QueueScreen
-from tui_helpers import SIZE, make_app, wait_for
+from tui_helpers import SIZE, make_app, ready, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -39,11 +39,14 @@ async def test_approve_writes_toml_journal_and_memory_md(store: Store) -> None:
     assert first.summary not in memory_md(root)
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         queue = app.screen
         assert isinstance(queue, QueueScreen)
         assert queue.current_entry().id == "cand-001"  # oldest first
         await pilot.press("a")
-        await wait_for(pilot, lambda: "cand-001" not in [e.id for e in queue.rows])
+        assert "cand-001" not in ids(queue)  # gone from the list at once
+        await wait_for(pilot, lambda: entry_file(root, "cand-001")["status"] == "confirmed")
+        await wait_for(pilot, lambda: app.counts.get("candidates") == len(queue.rows))
         on_disk = [e for e in Store.open(root).entries() if e.status == "candidate"]
         assert app.counts["candidates"] == len(on_disk) == len(queue.rows)
     assert entry_file(root, "cand-001")["status"] == "confirmed"
@@ -55,12 +58,13 @@ async def test_multi_select_reject_then_undo_and_redo(store: Store) -> None:
     root = store.root
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         queue = app.screen
         await pilot.press("space", "space")  # select the first two (cursor moves down)
         assert queue.selected == {"cand-001", "cand-002"}
         await pilot.press("r")
-        await wait_for(pilot, lambda: not {"cand-001", "cand-002"} & ids(queue))
-        assert not (root / ".memdesk/entries/cand-001.toml").exists()
+        assert not {"cand-001", "cand-002"} & ids(queue)
+        await wait_for(pilot, lambda: not (root / ".memdesk/entries/cand-001.toml").exists())
         assert not (root / ".memdesk/entries/cand-002.toml").exists()
         await pilot.press("u")
         await wait_for(pilot, lambda: {"cand-001", "cand-002"} <= ids(queue))
@@ -68,7 +72,7 @@ async def test_multi_select_reject_then_undo_and_redo(store: Store) -> None:
         assert entry_file(root, "cand-002")["status"] == "candidate"
         await pilot.press("ctrl+y")
         await wait_for(pilot, lambda: not {"cand-001", "cand-002"} & ids(queue))
-    assert not (root / ".memdesk/entries/cand-002.toml").exists()
+        await wait_for(pilot, lambda: not (root / ".memdesk/entries/cand-002.toml").exists())
     assert journal_ops(root)[-2:] == ["redo", "redo"]
 
 
@@ -76,10 +80,10 @@ async def test_expire_and_undo_with_ctrl_z(store: Store) -> None:
     root = store.root
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         queue = app.screen
         await pilot.press("down", "x")
-        await wait_for(pilot, lambda: "cand-002" not in [e.id for e in queue.rows])
-        assert entry_file(root, "cand-002")["status"] == "expired"
+        await wait_for(pilot, lambda: entry_file(root, "cand-002")["status"] == "expired")
         await pilot.press("ctrl+z")
         await wait_for(pilot, lambda: "cand-002" in [e.id for e in queue.rows])
     assert entry_file(root, "cand-002")["status"] == "candidate"
@@ -90,6 +94,7 @@ async def test_supersede_picks_the_replaced_entry_by_similarity(store: Store) ->
     root = store.root
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         queue = app.screen
         await pilot.press("down", "S")
         await wait_for(pilot, lambda: isinstance(app.screen, PickEntryScreen))
@@ -98,7 +103,7 @@ async def test_supersede_picks_the_replaced_entry_by_similarity(store: Store) ->
         assert "lan-010" in top, top
         await pilot.press(*"lan-010", "enter")
         await wait_for(pilot, lambda: app.screen is queue)
-        await wait_for(pilot, lambda: "cand-002" not in [e.id for e in queue.rows])
+        await wait_for(pilot, lambda: entry_file(root, "cand-002")["status"] == "confirmed")
     old, new = entry_file(root, "lan-010"), entry_file(root, "cand-002")
     assert old["status"] == "superseded" and old["superseded_by"] == "cand-002"
     assert new["status"] == "confirmed" and new["supersedes"] == ["lan-010"]
@@ -111,12 +116,13 @@ async def test_merge_into_existing_entry(store: Store) -> None:
     root = store.root
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         queue = app.screen
         await pilot.press("down", "down", "m")
         await wait_for(pilot, lambda: isinstance(app.screen, PickEntryScreen))
         await pilot.press(*"lan-003", "enter")
-        await wait_for(pilot, lambda: "cand-003" not in [e.id for e in queue.rows])
-    assert not (root / ".memdesk/entries/cand-003.toml").exists()
+        await wait_for(pilot, lambda: not (root / ".memdesk/entries/cand-003.toml").exists())
+        assert "cand-003" not in ids(queue)
     assert any("nextest" in fact for fact in entry_file(root, "lan-003")["facts"])
 
 
@@ -124,13 +130,14 @@ async def test_edit_form_saves_fields(store: Store) -> None:
     root = store.root
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, EditScreen))
         form = app.screen
         form.query_one("#edit-tags").value = "lantern, e2e, playwright"
         form.query_one("#edit-valid-until").value = "2027-01-31"
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: not isinstance(app.screen, EditScreen))
+        await wait_for(pilot, lambda: entry_file(root, "cand-001")["version"] == 2)
     data = entry_file(root, "cand-001")
     assert data["tags"] == ["lantern", "e2e", "playwright"]
     assert str(data["valid_until"]) == "2027-01-31"
@@ -141,6 +148,7 @@ async def test_edit_conflicting_with_a_change_on_disk_becomes_a_conflict(store: 
     root = store.root
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, EditScreen))
         # Meanwhile another writer (an agent, another memdesk) changes the summary.

@@ -10,7 +10,7 @@ from memdesk.tui.screens.browser import BrowserScreen
 from memdesk.tui.screens.help import HelpScreen
 from memdesk.tui.screens.queue import QueueScreen
 from textual.widgets import Input, Select
-from tui_helpers import SIZE, make_app, wait_for
+from tui_helpers import SIZE, make_app, ready, wait_for
 
 pytestmark = pytest.mark.anyio
 
@@ -18,6 +18,7 @@ pytestmark = pytest.mark.anyio
 async def test_browser_search_as_you_type_chinese_and_english(store: Store) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         await pilot.press("b")
         await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen))
         browser = app.screen
@@ -34,6 +35,7 @@ async def test_browser_search_as_you_type_chinese_and_english(store: Store) -> N
 async def test_browser_filters_and_history(store: Store) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         await pilot.press("a")  # approve cand-001 in the queue: one history record
         await pilot.press("b")
         await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen))
@@ -56,6 +58,7 @@ async def test_browser_filters_and_history(store: Store) -> None:
 async def test_help_lists_bindings_with_ids(store: Store) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         ids = {row[2] for row in app.screen.rows}
@@ -67,6 +70,7 @@ async def test_help_lists_bindings_with_ids(store: Store) -> None:
 async def test_command_palette_runs_an_action(store: Store) -> None:
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Approve")
@@ -80,6 +84,7 @@ async def test_screens_from_other_modules_load_lazily_or_say_not_available(store
 
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         for key, mode, module in (
             ("c", "conflicts", "memdesk.tui.screens.conflicts"),
             ("p", "context", "memdesk.tui.screens.context_preview"),
@@ -105,6 +110,7 @@ async def test_keys_are_remapped_from_settings(store: Store) -> None:
     )
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         assert any("keys.bogus: unknown binding id" in str(n.message) for n in app._notifications)
         await pilot.press("a")  # no longer approve
         await pilot.pause()
@@ -118,6 +124,7 @@ async def test_keys_are_remapped_from_settings(store: Store) -> None:
 async def test_quit_exits_cleanly(store: Store) -> None:
     app = make_app(store, watch=True)
     async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0

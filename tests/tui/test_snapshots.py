@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memdesk.core.demo import copy_demo_project
 from memdesk.core.store import Store
-from tui_helpers import SIZE, make_app, wait_for
+from tui_helpers import SIZE, make_app, ready, wait_for
 
 
 def app_on_copy(tmp_path: Path):  # type: ignore[no-untyped-def]
@@ -17,7 +17,7 @@ def app_on_copy(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def test_queue(snap_compare, tmp_path: Path) -> None:
-    assert snap_compare(app_on_copy(tmp_path), terminal_size=SIZE)
+    assert snap_compare(app_on_copy(tmp_path), terminal_size=SIZE, run_before=ready)
 
 
 def test_queue_with_selection_and_flags(snap_compare, tmp_path: Path) -> None:
@@ -26,11 +26,13 @@ def test_queue_with_selection_and_flags(snap_compare, tmp_path: Path) -> None:
         app_on_copy(tmp_path),
         press=["space", "down", "space", "down", "down", "down", "down"],
         terminal_size=SIZE,
+        run_before=ready,
     )
 
 
 def test_browser(snap_compare, tmp_path: Path) -> None:
     async def open_browser(pilot) -> None:  # type: ignore[no-untyped-def]
+        await ready(pilot)
         await pilot.press("b")
         await wait_for(pilot, lambda: bool(getattr(pilot.app.screen, "rows", None)))
 
@@ -39,6 +41,7 @@ def test_browser(snap_compare, tmp_path: Path) -> None:
 
 def test_browser_search(snap_compare, tmp_path: Path) -> None:
     async def search(pilot) -> None:  # type: ignore[no-untyped-def]
+        await ready(pilot)
         await pilot.press("b")
         await wait_for(pilot, lambda: bool(getattr(pilot.app.screen, "rows", None)))
         await pilot.press("slash", *"pnpm")
@@ -49,12 +52,16 @@ def test_browser_search(snap_compare, tmp_path: Path) -> None:
 
 
 def test_help(snap_compare, tmp_path: Path) -> None:
-    assert snap_compare(app_on_copy(tmp_path), press=["question_mark"], terminal_size=SIZE)
+    assert snap_compare(
+        app_on_copy(tmp_path), press=["question_mark"], terminal_size=SIZE, run_before=ready
+    )
 
 
 def test_edit_form(snap_compare, tmp_path: Path) -> None:
-    assert snap_compare(app_on_copy(tmp_path), press=["e"], terminal_size=SIZE)
+    assert snap_compare(app_on_copy(tmp_path), press=["e"], terminal_size=SIZE, run_before=ready)
 
 
 def test_supersede_picker(snap_compare, tmp_path: Path) -> None:
-    assert snap_compare(app_on_copy(tmp_path), press=["down", "S"], terminal_size=SIZE)
+    assert snap_compare(
+        app_on_copy(tmp_path), press=["down", "S"], terminal_size=SIZE, run_before=ready
+    )

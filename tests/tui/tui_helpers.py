@@ -32,3 +32,10 @@ async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 5.0) -
             raise AssertionError("timed out waiting for the UI")
         await pilot.pause(0.02)
     await asyncio.sleep(0)
+
+
+async def ready(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Wait for the first load (entries are read off the UI thread) and its redraw."""
+    app = pilot.app
+    await wait_for(pilot, lambda: app.services.loaded and app.data_version > 0)
+    await pilot.pause()

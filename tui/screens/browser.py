@@ -115,6 +115,9 @@ class BrowserScreen(Screen[None]):
         table = self.query_one(DataTable)
         current = self.current_entry()
         keep_id = current.id if current else None
+        if not self.services.loaded:
+            self.query_one("#browser-caption", Static).update("loading entries…")
+            return
         entries = self.services.entries()
         f = self.filters()
 
@@ -174,8 +177,7 @@ class BrowserScreen(Screen[None]):
                 links.append(("superseded by", entry.superseded_by))
             if entry.related:
                 links.append(("related", ", ".join(entry.related)))
-            with self.services.lock:
-                history = self.store.history(entry.id)
+            history = self.store.history(entry.id)  # reads the journal: no lock needed
         self.query_one("#browser-detail-text", Static).update(
             entry_detail(entry, history=history, links=links)
         )

@@ -6,12 +6,12 @@ MEMORY.md change at once; this screen only reloads when the app says data change
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from memdesk.core.entry import Entry
-from memdesk.core.merge import MergeConflict
-from memdesk.core.store import Store, StoreError
+from memdesk.core.store import Store
 from memdesk.tui.services import Services
 from memdesk.tui.widgets import DeskHeader, entry_detail
 from textual.app import ComposeResult
@@ -56,6 +56,7 @@ class QueueScreen(Screen[None]):
         self.store = store
         self.services = services
         self.selected: set[str] = set()
+        self.hidden: set[str] = set()  # acted on; the write is still on its way
         self.rows: list[Entry] = []
         self.flags: dict[str, list[str]] = {}
         self._shown_detail: tuple[str, int] | None = None
@@ -89,7 +90,10 @@ class QueueScreen(Screen[None]):
         current = self.current_entry()
         keep_id = current.id if current else None
         keep_row = table.cursor_row
-        self.rows = self.services.candidates()
+        if not self.services.loaded:
+            self.query_one("#queue-caption", Static).update("loading entries…")
+            return
+        self.rows = [e for e in self.services.candidates() if e.id not in self.hidden]
         self.flags = flags_by_id(self.services, self.rows)
         ids = {e.id for e in self.rows}
         self.selected &= ids
@@ -175,39 +179,39 @@ class QueueScreen(Screen[None]):
         self._caption()
 
     # -- actions -------------------------------------------------------------------
-    def _run(self, label: str, fn: Callable[[], Any]) -> Any:
-        """Run a store operation; problems become notifications, not crashes."""
-        try:
-            with self.services.lock:
-                result = fn()
-        except MergeConflict as exc:
-            with self.services.lock:
-                self.store.save_conflict(exc.conflict)
-            fields = ", ".join(exc.conflict.field_names) or "fields"
-            self.notify(
-                f"{exc.conflict.entry_id} changed on disk meanwhile ({fields}); "
-                "kept both sides as a conflict (c to resolve)",
-                title=f"{label}: conflict",
-                severity="warning",
-                timeout=8,
-            )
-            self.app.changed()  # type: ignore[attr-defined]
-            return None
-        except (StoreError, ValueError) as exc:
-            self.notify(str(exc), title=f"{label} failed", severity="error", timeout=8)
-            return None
-        return result
+    def _write(
+        self, label: str, fn: Callable[[], Any], then: Callable[[Any], None] | None = None
+    ) -> None:
+        self.app.write(label, fn, then)  # type: ignore[attr-defined]
+
+    def _hide(self, ids: list[str]) -> None:
+        """Take rows out of the list at once; the write follows on the writer thread
+        (if it fails, the next reload brings them back)."""
+        self.hidden |= set(ids)
+        self.selected -= set(ids)
+        table = self.query_one(DataTable)
+        for entry_id in ids:
+            with contextlib.suppress(Exception):
+                table.remove_row(entry_id)
+        self.rows = [e for e in self.rows if e.id not in self.hidden]
+        self._caption()
+        self._shown_detail = None
+        self.show_detail()
 
     def _status_action(self, label: str, method: str) -> None:
         ids = self.targets()
         if not ids:
             self.notify("nothing to " + label, severity="warning")
             return
-        done = self._run(label, lambda: getattr(self.store, method)(ids, actor=ACTOR))
-        if done is not None:
-            self.selected -= set(ids)
-            shown = ", ".join(ids[:3]) + (f" +{len(ids) - 3}" if len(ids) > 3 else "")
-            self.notify(f"{label}: {shown}  (u to undo)")
+        self._hide(ids)
+
+        def done(result: Any) -> None:
+            self.hidden -= set(ids)
+            if result is not None:
+                shown = ", ".join(ids[:3]) + (f" +{len(ids) - 3}" if len(ids) > 3 else "")
+                self.notify(f"{label}: {shown}  (u to undo)")
+
+        self._write(label, lambda: getattr(self.store, method)(ids, actor=ACTOR), done)
 
     def action_approve(self) -> None:
         self._status_action("approved", "approve")
@@ -229,12 +233,16 @@ class QueueScreen(Screen[None]):
         def save(changes: dict[str, Any] | None) -> None:
             if not changes:
                 return
-            done = self._run(
+
+            def done(result: Any) -> None:
+                if result is not None:
+                    self.notify(f"saved {entry.id} (version {result.version})")
+
+            self._write(
                 "edit",
                 lambda: self.store.edit(entry.id, changes, base_version=base_version, actor=ACTOR),
+                done,
             )
-            if done is not None:
-                self.notify(f"saved {entry.id} (version {done.version})")
 
         self.app.push_screen(EditScreen(entry), save)
 
@@ -256,8 +264,16 @@ class QueueScreen(Screen[None]):
 
     def action_supersede(self) -> None:
         def do(entry: Entry, old_id: str) -> None:
-            if self._run("supersede", lambda: self.store.supersede(old_id, entry.id, actor=ACTOR)):
-                self.notify(f"{entry.id} supersedes {old_id}  (u to undo)")
+            self._hide([entry.id])
+
+            def done(result: Any) -> None:
+                self.hidden.discard(entry.id)
+                if result is not None:
+                    self.notify(f"{entry.id} supersedes {old_id}  (u to undo)")
+
+            self._write(
+                "supersede", lambda: self.store.supersede(old_id, entry.id, actor=ACTOR), done
+            )
 
         entry = self.current_entry()
         label = entry.summary[:40] if entry else ""
@@ -265,8 +281,16 @@ class QueueScreen(Screen[None]):
 
     def action_merge(self) -> None:
         def do(entry: Entry, target_id: str) -> None:
-            if self._run("merge", lambda: self.store.merge_into(entry.id, target_id, actor=ACTOR)):
-                self.notify(f"merged {entry.id} into {target_id}  (u to undo)")
+            self._hide([entry.id])
+
+            def done(result: Any) -> None:
+                self.hidden.discard(entry.id)
+                if result is not None:
+                    self.notify(f"merged {entry.id} into {target_id}  (u to undo)")
+
+            self._write(
+                "merge", lambda: self.store.merge_into(entry.id, target_id, actor=ACTOR), done
+            )
 
         entry = self.current_entry()
         label = entry.summary[:40] if entry else ""

@@ -1,0 +1,232 @@
+"""TUI latency benchmark: prints a table, each row next to its core-only baseline.
+
+    python bench/tui_bench.py [--entries 10000] [--rounds 15]
+
+1. external append → candidate row visible: a line appended to MEMORY.md by "another
+   process" (this script) until the row is in the queue table of a running app
+   (watchdog → coalescing → ingestion worker → reload). Baseline: the core call alone
+   (`store.ingest_memory_md()` after the same append).
+2. start → interactive with N entries: Store.open + build_app + first frame with the
+   queue filled and a key handled. Baseline: Store.open + entries() (cold object).
+3. keystroke → updated list with N entries: press `a` until the approved row is gone
+   from the queue table. Baseline: `store.approve([id])` alone.
+
+Entries are LoCoMo conversation turns (../shared/bench-data/locomo, read in place),
+repeated with a counter to reach N; 2% are candidates. The app runs headless
+(`App.run_test`), the search model is not loaded (it loads in a worker and never gates
+start-up; leaving it out keeps timings about the UI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from memdesk.core.demo import copy_demo_project
+from memdesk.core.entry import Entry, Source
+from memdesk.core.store import Store
+from memdesk.tui.app import build_app
+from memdesk.tui.services import Services
+
+LOCOMO = Path(__file__).resolve().parents[1].parent / "shared" / "bench-data" / "locomo"
+for candidate in (LOCOMO, Path("/work/shared/bench-data/locomo")):
+    if candidate.is_dir():
+        LOCOMO = candidate
+        break
+SIZE = (120, 36)
+
+
+def locomo_turns() -> list[tuple[str, str]]:
+    turns: list[tuple[str, str]] = []
+    for path in sorted(LOCOMO.glob("*.json")):
+        data = json.loads(path.read_text("utf-8"))
+        conv = data.get("conversation", data)
+        for key, value in conv.items():
+            if key.startswith("session_") and isinstance(value, list):
+                for turn in value:
+                    if isinstance(turn, dict) and turn.get("text"):
+                        turns.append((f"{path.stem}:{turn.get('dia_id', '')}", turn["text"]))
+    return turns
+
+
+def make_store(root: Path, n: int) -> Store:
+    store = Store.init(root)
+    turns = locomo_turns() or [("synthetic", "the build uses cargo nextest")]
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    from memdesk.core.guard import screen
+
+    kept = [(loc, text) for loc, text in turns if screen(Entry(summary=text)).entry is not None]
+    turns = kept or turns
+    entries = []
+    for i in range(n):
+        locator, text = turns[i % len(turns)]
+        created = start + dt.timedelta(minutes=i)
+        entries.append(
+            Entry(
+                summary=f"{text} (#{i})",
+                kind="event",
+                status="candidate" if i % 50 == 0 else "confirmed",
+                source=Source(origin="locomo", locator=locator, excerpt=text),
+                id=f"e{i:05d}",
+                created=created,
+                updated=created,
+            )
+        )
+    store.auto_render = False
+    store.add_many(entries, actor="bench")
+    store.auto_render = True
+    store.render_memory_md()
+    return store
+
+
+def stats(samples: list[float]) -> tuple[float, float]:
+    samples = sorted(samples)
+    p95 = samples[min(len(samples) - 1, round(0.95 * (len(samples) - 1)))]
+    return statistics.median(samples) * 1000, p95 * 1000
+
+
+async def poll(predicate, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.perf_counter() + timeout
+    while not predicate():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the UI did not update in time")
+        await asyncio.sleep(0.001)
+
+
+def row_ids(app) -> set[str]:  # type: ignore[no-untyped-def]
+    table = app.screen.query_one("#queue-table")
+    return {key.value for key in table.rows}
+
+
+def queue_summaries(app) -> set[str]:  # type: ignore[no-untyped-def]
+    return {e.summary for e in getattr(app.screen, "rows", [])}
+
+
+async def bench_append(root: Path, rounds: int) -> list[float]:
+    store = Store.open(root)
+    app = build_app(store, watch=True, services=Services(store, load_model=False))
+    out: list[float] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for i in range(rounds):
+            text = f"remember: bench fact number {i} for the append latency"
+            t0 = time.perf_counter()
+            with (root / "MEMORY.md").open("a", encoding="utf-8") as f:
+                f.write(f"- {text}\n")
+            await poll(lambda t=text: t in queue_summaries(app) and len(row_ids(app)) > 0)
+            out.append(time.perf_counter() - t0)
+            await asyncio.sleep(0.1)  # let the rewrite of MEMORY.md settle
+    return out
+
+
+def baseline_append(root: Path, rounds: int) -> list[float]:
+    store = Store.open(root)
+    out = []
+    for i in range(rounds):
+        with (root / "MEMORY.md").open("a", encoding="utf-8") as f:
+            f.write(f"- baseline fact number {i} for the core ingestion\n")
+        t0 = time.perf_counter()
+        store.ingest_memory_md()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+async def bench_start(root: Path, rounds: int) -> list[float]:
+    out = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        store = Store.open(root)
+        app = build_app(store, watch=True, services=Services(store, load_model=False))
+        async with app.run_test(size=SIZE) as pilot:
+            await poll(lambda: bool(getattr(app.screen, "rows", None)))
+            await pilot.press("down")
+            await poll(lambda: app.screen.query_one("#queue-table").cursor_row == 1)
+            out.append(time.perf_counter() - t0)
+    return out
+
+
+def baseline_start(root: Path, rounds: int) -> list[float]:
+    out = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        Store.open(root).entries()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+async def bench_keystroke(root: Path, rounds: int) -> list[float]:
+    store = Store.open(root)
+    app = build_app(store, watch=True, services=Services(store, load_model=False))
+    out = []
+    async with app.run_test(size=SIZE) as pilot:
+        await poll(lambda: bool(getattr(app.screen, "rows", None)))
+        for _ in range(rounds):
+            target = app.screen.current_entry().id
+            t0 = time.perf_counter()
+            await pilot.press("a")
+            await poll(lambda t=target: t not in row_ids(app))
+            out.append(time.perf_counter() - t0)
+            await asyncio.sleep(0.05)
+    return out
+
+
+def baseline_keystroke(root: Path, rounds: int) -> list[float]:
+    store = Store.open(root)
+    ids = [e.id for e in store.entries() if e.status == "candidate"][-rounds:]
+    out = []
+    for entry_id in ids:
+        t0 = time.perf_counter()
+        store.approve([entry_id], actor="tui")
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entries", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="memdesk-tui-bench-"))
+    t0 = time.perf_counter()
+    big = tmp / "big"
+    big.mkdir()
+    make_store(big, args.entries)
+    print(f"built a {args.entries}-entry store in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    demo = copy_demo_project(tmp / "demo")
+    Store.open(demo).render_memory_md()
+    demo_base = copy_demo_project(tmp / "demo-base")
+    Store.open(demo_base).render_memory_md()
+    big_base = tmp / "big-base"
+    big_base.mkdir()
+    make_store(big_base, args.entries)
+
+    rows = []
+    r = args.rounds
+    rows.append(("append → row visible (demo)", asyncio.run(bench_append(demo, r)),
+                 baseline_append(demo_base, r), 100))  # fmt: skip
+    rows.append((f"append → row visible ({args.entries} entries)", asyncio.run(bench_append(big, r)),
+                 baseline_append(big_base, r), 100))  # fmt: skip
+    rows.append((f"start → interactive ({args.entries} entries)",
+                 asyncio.run(bench_start(big, max(3, r // 3))),
+                 baseline_start(big, max(3, r // 3)), 800))  # fmt: skip
+    rows.append((f"keystroke a → list updated ({args.entries})",
+                 asyncio.run(bench_keystroke(big, r)), baseline_keystroke(big_base, r), None))  # fmt: skip
+
+    print(f"{'measure':44} {'median ms':>10} {'p95 ms':>8} {'core-only ms':>13} {'goal ms':>8}")
+    for name, samples, base, goal in rows:
+        med, p95 = stats(samples)
+        base_med, _ = stats(base)
+        goal_text = f"≤{goal}" if goal else "–"
+        print(f"{name:44} {med:10.1f} {p95:8.1f} {base_med:13.1f} {goal_text:>8}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
