@@ -3,9 +3,14 @@
 A watchdog observer thread watches MEMORY.md, `.memdesk/entries`, `.memdesk/inbox` and
 the transcript globs from `[sources] transcripts`. Editors and agents save atomically
 (write a temp file, rename it over the target), which arrives as a *moved* event: the
-destination path is what counts. Events are coalesced: the first one arms a short
-timer and everything that lands before it fires is reported as one set of paths, so a
-burst of writes becomes one ingestion.
+destination path is what counts.
+
+Events are coalesced without delaying the first one: an event after a quiet spell is
+reported at once and opens a window (~50 ms); everything landing inside the window is
+reported as one set when it closes (and opens the next window), so a burst of writes
+costs one ingestion per window, while a single `echo >> MEMORY.md` is seen at once.
+A partly written line is not lost: core ingestion reads complete lines only, and the
+rest of the write arrives in the window's report.
 """
 
 from __future__ import annotations
@@ -134,17 +139,26 @@ class Watcher:
             self._observer = None
 
     def note(self, path: str) -> None:
+        report = None
         with self._lock:
-            before = bool(self._pending)
             self.classifier.add(self._pending, path)
-            if bool(self._pending) and not before and self._timer is None:
-                self._timer = threading.Timer(self.coalesce, self._flush)
-                self._timer.daemon = True
-                self._timer.start()
+            if self._pending and self._timer is None:
+                # Leading edge: report now, collect whatever follows in a window.
+                report, self._pending = self._pending, WatchedChanges()
+                self._open_window()
+        if report:
+            self.on_changes(report)
 
-    def _flush(self) -> None:
+    def _open_window(self) -> None:
+        self._timer = threading.Timer(self.coalesce, self._window_closed)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _window_closed(self) -> None:
         with self._lock:
-            changes, self._pending = self._pending, WatchedChanges()
+            report, self._pending = self._pending, WatchedChanges()
             self._timer = None
-        if changes:
-            self.on_changes(changes)
+            if report:
+                self._open_window()  # still busy: keep coalescing
+        if report:
+            self.on_changes(report)

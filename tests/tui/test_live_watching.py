@@ -76,3 +76,26 @@ def test_paths_are_classified_and_temp_files_ignored(tmp_path: Path) -> None:
     assert changes.entries == {tmp_path / ".memdesk/entries/a.toml"}
     assert changes.inbox == {tmp_path / ".memdesk/inbox/chat.json"}
     assert changes.transcripts == {tmp_path / "transcripts/s1.jsonl"}
+
+
+def test_bursts_are_coalesced_and_the_first_event_is_not_delayed(tmp_path: Path) -> None:
+    import threading
+
+    reports: list[WatchedChanges] = []
+    got = threading.Event()
+
+    def on_changes(changes: WatchedChanges) -> None:
+        reports.append(changes)
+        got.set()
+
+    from memdesk.tui.watcher import Watcher
+
+    watcher = Watcher(tmp_path, on_changes, coalesce=0.2)
+    watcher.note(str(tmp_path / "MEMORY.md"))
+    assert len(reports) == 1 and reports[0].memory_md  # reported at once
+    got.clear()
+    for i in range(20):  # a burst inside the window
+        watcher.note(str(tmp_path / ".memdesk" / "entries" / f"e{i}.toml"))
+    assert got.wait(5)
+    assert len(reports) == 2 and len(reports[1].entries) == 20  # one report for the burst
+    watcher.stop()
