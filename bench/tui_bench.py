@@ -184,7 +184,7 @@ async def bench_keystroke(root: Path, rounds: int) -> tuple[list[float], list[fl
     store = Store.open(root)
     app = build_app(store, watch=True, services=Services(store, load_model=False))
     listed, landed = [], []
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         await poll(lambda: bool(getattr(app.screen, "rows", None)))
         for _ in range(rounds):
             target = app.screen.current_entry().id
