@@ -56,7 +56,7 @@ REASONS: dict[str, str] = {
     "superseded": "superseded",
     "expired": "expired",
     "suspicious": "flagged suspicious",
-    "status": "candidate, not confirmed (include_candidates is off)",
+    "status": "candidate, not confirmed",
     "low_confidence": "low-confidence candidate",
     "purpose": "section not part of this purpose",
     "irrelevant": "irrelevant to the query",
@@ -102,6 +102,7 @@ class Excluded:
     detail: str  # human explanation
     section: str = ""
     superseded_by: str = ""
+    summary: str = field(default="", repr=False)  # for readable explanations
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.entry_id, "reason": self.reason, "detail": self.detail}
@@ -158,12 +159,29 @@ class Assembly:
         return memory_md_text(grouped)
 
     def explain(self) -> str:
-        """Readable list of every entry left out and why."""
+        """Readable list of every entry left out and why, grouped by reason."""
         if not self.excluded:
             return "Nothing was left out."
-        lines = [f"Left out ({len(self.excluded)}):"]
-        lines.extend(f"- {e.entry_id}: {e.reason} — {e.detail}" for e in self.excluded)
+        lines = [f"Left out: {len(self.excluded)} entries"]
+        by_reason: dict[str, list[Excluded]] = {}
+        for item in self.excluded:
+            by_reason.setdefault(item.reason, []).append(item)
+        for reason in REASONS:
+            items = by_reason.get(reason, [])
+            if not items:
+                continue
+            lines.append("")
+            lines.append(f"{reason} ({len(items)}): {REASONS[reason]}")
+            for item in items:
+                gist = _gist(item.summary)
+                lines.append(f"  - {item.entry_id}: {item.detail}" + (f" | {gist}" if gist else ""))
         return "\n".join(lines)
+
+
+def _gist(text: str, width: int = 60) -> str:
+    """First `width` characters of a summary, on one line (whole characters only)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def _gate(
@@ -190,7 +208,11 @@ def _gate(
         return Excluded(entry.id, "suspicious", f"flagged suspicious: {entry.flags['suspicious']}")
     if entry.status == "candidate":
         if not include_candidates:
-            return Excluded(entry.id, "status", REASONS["status"])
+            return Excluded(
+                entry.id,
+                "status",
+                f"candidate ({entry.confidence} confidence); include_candidates is off",
+            )
         if entry.confidence == "low":
             return Excluded(entry.id, "low_confidence", REASONS["low_confidence"])
     return None
@@ -234,7 +256,10 @@ def assemble(
         raise ValueError(f"budget must be >= 0, got {budget}")
     order = cs.sections_for(purpose)
     rank_of_section = {s: i for i, s in enumerate(order)}
-    counter = counter or get_counter(unit, cs.tokenizer)
+    t_counter = time.perf_counter()
+    counter = counter or get_counter(unit, cs.tokenizer)  # loads a vocabulary once per process
+    t0 += time.perf_counter() - t_counter  # loading is reported apart, not as assembly time
+    load_ms = (time.perf_counter() - t_counter) * 1000
     today = today or dt.date.today()
     now = dt.datetime.combine(today, dt.time(12), tzinfo=dt.UTC)
     scope_set = set(scopes) if scopes else None
@@ -246,6 +271,7 @@ def assemble(
     for entry in entries:
         refused = _gate(entry, scope_set, include_candidates, today)
         if refused is not None:
+            refused.summary = entry.summary
             excluded.append(refused)
             continue
         section = section_of(entry)
@@ -256,6 +282,7 @@ def assemble(
                     "purpose",
                     f"{SECTION_TITLES.get(section, section)} is not a section of purpose {purpose!r}",
                     section=section,
+                    summary=entry.summary,
                 )
             )
             continue
@@ -277,7 +304,13 @@ def assemble(
                 kept.append((entry, section))
             else:
                 excluded.append(
-                    Excluded(entry.id, "irrelevant", REASONS["irrelevant"], section=section)
+                    Excluded(
+                        entry.id,
+                        "irrelevant",
+                        REASONS["irrelevant"],
+                        section=section,
+                        summary=entry.summary,
+                    )
                 )
         eligible = kept
     t_relevance = time.perf_counter()
@@ -318,9 +351,17 @@ def assemble(
         Included(entry.id, pos, costs[entry.id], section, not with_facts, score_of[entry.id])
         for pos, (entry, section, with_facts) in enumerate(chosen, start=1)
     ]
-    for _, _, entry_id, _entry, section in ranked:
+    for _, _, entry_id, entry, section in ranked:
         if entry_id not in chosen_ids:
-            excluded.append(Excluded(entry_id, "budget", over.get(entry_id, ""), section=section))
+            excluded.append(
+                Excluded(
+                    entry_id,
+                    "budget",
+                    over.get(entry_id, ""),
+                    section=section,
+                    summary=entry.summary,
+                )
+            )
     return Assembly(
         text=text,
         tokens=used,
@@ -341,6 +382,7 @@ def assemble(
             "rank": (t_rank - t_relevance) * 1000,
             "fill": (t_fill - t_rank) * 1000,
             "total": (t_fill - t0) * 1000,
+            "counter_load": load_ms,
         },
         chosen=chosen,
     )

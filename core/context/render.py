@@ -22,12 +22,6 @@ SECTION_TITLES: dict[str, str] = {
 }
 FORMATS: tuple[str, ...] = ("agent", "markdown")
 
-MEMORY_MD_HEADER = "# Memory"
-MEMORY_MD_NOTE = (
-    "<!-- memdesk renders this file from .memdesk/entries. Lines you or an agent add "
-    "are picked up as candidates for review. -->"
-)
-
 _SPACE = re.compile(r"\s+")
 
 
@@ -93,12 +87,12 @@ def item_lines(entry: Entry, fmt: str, *, with_facts: bool = True) -> list[str]:
 
 
 def memory_md_text(sections: list[tuple[str, list[Entry]]]) -> str:
-    """MEMORY.md: headings per section, one `- summary` line per entry."""
-    lines = [MEMORY_MD_HEADER, MEMORY_MD_NOTE]
-    for section, entries in sections:
-        lines.extend(["", heading_line(section, "markdown")])
-        lines.extend(f"- {one_line(e.summary)}" for e in entries)
-    return "\n".join(lines) + "\n"
+    """MEMORY.md: the Store's layout (header, note, `## Section`, one `- summary` each)."""
+    from memdesk.core.memory_md import render_grouped
+
+    return render_grouped(
+        [(SECTION_TITLES.get(s, s), [e.summary for e in entries]) for s, entries in sections]
+    )
 
 
 def render_memory_md(entries: list[Entry], settings: Any = None) -> str:
