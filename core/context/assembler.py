@@ -16,6 +16,8 @@ import datetime as dt
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from math import exp2
+from operator import itemgetter
 from typing import Any
 
 from memdesk.core.context.query import ContextRequirement, analyze_query, lexical_scores
@@ -63,13 +65,15 @@ REASONS: dict[str, str] = {
     "budget": "did not fit in the budget",
 }
 
+EXHAUSTED = f"budget exhausted: fewer than {MIN_REMAINING} left"
 _CONFIDENCE_WEIGHT = {"high": 1.0, "medium": 0.85, "low": 0.6}
 
 
 def section_of(entry: Entry) -> str:
     section = SECTION_OF_KIND.get(entry.kind, "project")
     if entry.kind == "project" and (
-        entry.source.commands or COMMAND_TAGS.intersection(t.lower() for t in entry.tags)
+        entry.source.commands
+        or (entry.tags and not COMMAND_TAGS.isdisjoint(map(str.lower, entry.tags)))
     ):
         return "commands"
     return section
@@ -95,7 +99,7 @@ class Included:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class Excluded:
     entry_id: str
     reason: str  # a code from REASONS
@@ -124,12 +128,26 @@ class Assembly:
     format: str
     query: str | None
     included: list[Included] = field(default_factory=list)
-    excluded: list[Excluded] = field(default_factory=list)
+    # Entries left out; budget exclusions (often thousands) are materialised on first
+    # access of `excluded`, so a hook that only prints the text does not pay for them.
+    excluded_early: list[Excluded] = field(default_factory=list, repr=False)
+    budget_pending: list[tuple[Entry, str, str]] = field(default_factory=list, repr=False)
     sections: list[str] = field(default_factory=list)  # the purpose's order
     needed_sections: list[str] = field(default_factory=list)  # from analyze_query
     relevance: str = ""  # which scorer ranked by relevance ("lexical", "search-hybrid", ...)
     timing_ms: dict[str, float] = field(default_factory=dict)
     chosen: list[tuple[Entry, str, bool]] = field(default_factory=list, repr=False)
+
+    @property
+    def excluded(self) -> list[Excluded]:
+        """Every entry left out, with its reason (status/scope/... first, then budget)."""
+        if self.budget_pending:
+            self.excluded_early.extend(
+                Excluded(entry.id, "budget", detail, section, "", entry.summary)
+                for entry, section, detail in self.budget_pending
+            )
+            self.budget_pending = []
+        return self.excluded_early
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -218,13 +236,6 @@ def _gate(
     return None
 
 
-def _age_days(entry: Entry, now: dt.datetime) -> float:
-    ref = entry.updated
-    if entry.last_access is not None and entry.last_access > ref:
-        ref = entry.last_access
-    return max(0.0, (now - ref).total_seconds() / 86400.0)
-
-
 def assemble(
     entries: Iterable[Entry],
     *,
@@ -269,19 +280,30 @@ def assemble(
     excluded: list[Excluded] = []
     eligible: list[tuple[Entry, str]] = []
     for entry in entries:
-        refused = _gate(entry, scope_set, include_candidates, today)
-        if refused is not None:
-            refused.summary = entry.summary
-            excluded.append(refused)
-            continue
-        section = section_of(entry)
+        # Fast path for the common case (a plain confirmed entry in scope); the rest go
+        # through _gate, which says why.
+        if (
+            entry.status != "confirmed"
+            or entry.superseded_by
+            or entry.valid_until is not None
+            or entry.flags
+            or (scope_set is not None and entry.scope not in scope_set)
+        ):
+            refused = _gate(entry, scope_set, include_candidates, today)
+            if refused is not None:
+                refused.summary = entry.summary
+                excluded.append(refused)
+                continue
+        section = SECTION_OF_KIND.get(entry.kind, "project")
+        if entry.kind == "project":
+            section = section_of(entry)
         if section not in rank_of_section:
             excluded.append(
                 Excluded(
                     entry.id,
                     "purpose",
                     f"{SECTION_TITLES.get(section, section)} is not a section of purpose {purpose!r}",
-                    section=section,
+                    section,
                     summary=entry.summary,
                 )
             )
@@ -308,60 +330,61 @@ def assemble(
                         entry.id,
                         "irrelevant",
                         REASONS["irrelevant"],
-                        section=section,
+                        section,
                         summary=entry.summary,
                     )
                 )
         eligible = kept
     t_relevance = time.perf_counter()
 
-    # 3. rank: section order first, then relevance x time decay x status weight.
-    half_life = cs.half_life_days
-    ranked: list[tuple[int, float, str, Entry, str]] = []
+    # 3. rank: relevance x time decay x status weight; one float sort key per entry.
+    # No query: the purpose's section order decides what gets in first (key = section
+    # rank, then score). A query: the most relevant get in first (earlier sections weigh
+    # a bit more); the output is grouped in the purpose's order either way.
+    now_ts = now.timestamp()
+    per_second = 1.0 / (cs.half_life_days * 86400.0)
+    n_sections = max(1, len(order))
+    ranked: list[tuple[float, Entry, str, float]] = []
     for entry, section in eligible:
-        base = 1.0
-        if requirement is not None:
-            base = relevance.get(entry.id, 0.0) + (0.25 if requirement.needs(section) else 0.0)
-        decay = 0.5 ** (_age_days(entry, now) / half_life)
+        ts = entry.updated.timestamp()
+        if entry.last_access is not None:
+            ts = max(ts, entry.last_access.timestamp())
+        decay = exp2(min(0.0, ts - now_ts) * per_second)
         weight = (1.0 if entry.status == "confirmed" else 0.6) * _CONFIDENCE_WEIGHT.get(
             entry.confidence, 0.6
         )
-        score = base * decay * weight
-        ranked.append((rank_of_section[section], -score, entry.id, entry, section))
-    if requirement is None:
-        # No query: the purpose's section order decides what gets in first.
-        ranked.sort(key=lambda r: (r[0], r[1], r[2]))
-    else:
-        # A query: the most relevant entries get in first (earlier sections weigh a bit
-        # more), and the output is still grouped in the purpose's order.
-        n = max(1, len(order))
-        ranked.sort(key=lambda r: (r[1] * (1.0 - 0.5 * r[0] / n), r[0], r[2]))
+        if requirement is None:
+            score = decay * weight  # in (0, 1]
+            key = rank_of_section[section] * 2.0 - score
+        else:
+            base = relevance.get(entry.id, 0.0) + (0.25 if requirement.needs(section) else 0.0)
+            score = base * decay * weight
+            key = -score * (1.0 - 0.5 * rank_of_section[section] / n_sections)
+        ranked.append((key, entry, section, score))
+    ranked.sort(key=itemgetter(0))  # stable: ties keep the caller's order
     t_rank = time.perf_counter()
 
     # 4. fill the budget entry by entry, then lay the chosen out in section order.
     chosen, costs, over = _fill(ranked, fmt, purpose, budget, counter)
-    position = {r[2]: (r[0], r[1], r[2]) for r in ranked}
-    chosen.sort(key=lambda c: position[c[0].id])
+    score_of = {
+        entry.id: score
+        for _, entry, _, score in ranked[: len(costs) + len(over)]
+        if entry.id in costs
+    }
+    chosen.sort(key=lambda c: (rank_of_section[c[1]], -score_of[c[0].id]))
     text, used = _render_within(chosen, fmt, purpose, budget, counter, costs, over)
     t_fill = time.perf_counter()
 
-    chosen_ids = {entry.id for entry, _, _ in chosen}
-    score_of = {r[2]: -r[1] for r in ranked}
     included = [
         Included(entry.id, pos, costs[entry.id], section, not with_facts, score_of[entry.id])
         for pos, (entry, section, with_facts) in enumerate(chosen, start=1)
     ]
-    for _, _, entry_id, entry, section in ranked:
-        if entry_id not in chosen_ids:
-            excluded.append(
-                Excluded(
-                    entry_id,
-                    "budget",
-                    over.get(entry_id, ""),
-                    section=section,
-                    summary=entry.summary,
-                )
-            )
+    pending = [
+        (entry, section, over.get(entry.id, EXHAUSTED))
+        for _, entry, section, _ in ranked
+        if entry.id not in costs
+    ]
+    t_done = time.perf_counter()
     return Assembly(
         text=text,
         tokens=used,
@@ -372,7 +395,8 @@ def assemble(
         format=fmt,
         query=query,
         included=included,
-        excluded=excluded,
+        excluded_early=excluded,
+        budget_pending=pending,
         sections=list(order),
         needed_sections=sorted(requirement.sections) if requirement else [],
         relevance=(getattr(search, "__name__", "custom") if search else "lexical") if query else "",
@@ -381,7 +405,8 @@ def assemble(
             "relevance": (t_relevance - t_filter) * 1000,
             "rank": (t_rank - t_relevance) * 1000,
             "fill": (t_fill - t_rank) * 1000,
-            "total": (t_fill - t0) * 1000,
+            "explain": (t_done - t_fill) * 1000,
+            "total": (t_done - t0) * 1000,
             "counter_load": load_ms,
         },
         chosen=chosen,
@@ -389,7 +414,7 @@ def assemble(
 
 
 def _fill(
-    ranked: list[tuple[int, float, str, Entry, str]],
+    ranked: list[tuple[float, Entry, str, float]],
     fmt: str,
     purpose: str,
     budget: int,
@@ -403,15 +428,15 @@ def _fill(
     costs: dict[str, int] = {}
     over: dict[str, str] = {}
     if remaining < 0:
-        for r in ranked:
-            over[r[2]] = f"budget {budget} is smaller than the block's frame"
+        for _, entry, _, _ in ranked:
+            over[entry.id] = f"budget {budget} is smaller than the block's frame"
         return [], costs, over
     open_sections: set[str] = set()
     stopped = False
-    for _, _, entry_id, entry, section in ranked:
+    for _, entry, section, _ in ranked:
+        entry_id = entry.id
         if stopped:
-            over[entry_id] = f"budget exhausted: fewer than {MIN_REMAINING} left"
-            continue
+            break
         heading = (
             0 if section in open_sections else newline + counter.count(heading_line(section, fmt))
         )
