@@ -14,13 +14,18 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from math import exp2
 from operator import itemgetter
 from typing import Any
 
-from memdesk.core.context.query import ContextRequirement, analyze_query, lexical_scores
+from memdesk.core.context.query import (
+    ContextRequirement,
+    LexicalIndex,
+    analyze_query,
+    lexical_scores,
+)
 from memdesk.core.context.render import (
     SECTION_TITLES,
     footer_lines,
@@ -31,7 +36,7 @@ from memdesk.core.context.render import (
 )
 from memdesk.core.context.settings import FORMATS, UNITS, context_settings
 from memdesk.core.context.tokens import TokenCounter, get_counter
-from memdesk.core.entry import Entry
+from memdesk.core.entry import STATUSES, Entry
 
 SearchFn = Callable[[str, Sequence[Entry]], dict[str, float]]
 
@@ -67,6 +72,12 @@ REASONS: dict[str, str] = {
 
 EXHAUSTED = f"budget exhausted: fewer than {MIN_REMAINING} left"
 _CONFIDENCE_WEIGHT = {"high": 1.0, "medium": 0.85, "low": 0.6}
+# Status weight x confidence weight, looked up once per entry.
+_WEIGHT: dict[tuple[str, str], float] = {
+    (status, confidence): (1.0 if status == "confirmed" else 0.6) * weight
+    for status in STATUSES
+    for confidence, weight in _CONFIDENCE_WEIGHT.items()
+}
 
 
 def section_of(entry: Entry) -> str:
@@ -236,6 +247,71 @@ def _gate(
     return None
 
 
+@dataclass
+class _Prepared:
+    excluded: list[Excluded]
+    eligible: list[tuple[Entry, str, float]]
+    ranked: list[tuple[float, Entry, str, float]] | None = None  # no-query order
+    lexical: LexicalIndex | None = None  # built on the first query
+
+
+_PREPARED: dict[tuple[Any, ...], _Prepared] = {}
+_PREPARED_MAX = 8
+
+
+def _screen(
+    entries: Iterable[Entry],
+    scope_set: set[str] | None,
+    include_candidates: bool,
+    today: dt.date,
+    half_life_days: float,
+    rank_of_section: dict[str, int],
+    purpose: str,
+) -> tuple[list[Excluded], list[tuple[Entry, str, float]]]:
+    """Stage 1, independent of query and budget: who may be injected at all, and the
+    query-independent part of each score. Memoised per store version by `assemble`."""
+    now_ts = dt.datetime.combine(today, dt.time(12), tzinfo=dt.UTC).timestamp()
+    per_second = 1.0 / (half_life_days * 86400.0)
+    # 1. scope and status rules; sections the purpose does not have; the part of the
+    # score that does not depend on a query (time decay x status weight).
+    excluded: list[Excluded] = []
+    eligible: list[tuple[Entry, str, float]] = []
+    for entry in entries:
+        # Fast path for the common case (a plain confirmed entry in scope); the rest go
+        # through _gate, which says why.
+        if (
+            entry.status != "confirmed"
+            or entry.superseded_by
+            or entry.valid_until is not None
+            or entry.flags
+            or (scope_set is not None and entry.scope not in scope_set)
+        ):
+            refused = _gate(entry, scope_set, include_candidates, today)
+            if refused is not None:
+                refused.summary = entry.summary
+                excluded.append(refused)
+                continue
+        section = section_of(entry) if entry.kind == "project" else SECTION_OF_KIND[entry.kind]
+        if section not in rank_of_section:
+            excluded.append(
+                Excluded(
+                    entry.id,
+                    "purpose",
+                    f"{SECTION_TITLES.get(section, section)} is not a section of purpose {purpose!r}",
+                    section,
+                    summary=entry.summary,
+                )
+            )
+            continue
+        ts = entry.updated.timestamp()
+        if entry.last_access is not None:
+            ts = max(ts, entry.last_access.timestamp())
+        # score factors: 2^(-age / half-life) x status weight x confidence weight
+        static = exp2(min(0.0, ts - now_ts) * per_second) * _WEIGHT[entry.status, entry.confidence]
+        eligible.append((entry, section, static))
+    return excluded, eligible
+
+
 def assemble(
     entries: Iterable[Entry],
     *,
@@ -250,8 +326,14 @@ def assemble(
     today: dt.date | None = None,
     format: str | None = None,
     counter: TokenCounter | None = None,
+    store_version: Hashable | None = None,
 ) -> Assembly:
-    """Assemble the memory block. Unset options come from `settings` ([context] table)."""
+    """Assemble the memory block. Unset options come from `settings` ([context] table).
+
+    `store_version` (e.g. `Store.version`): when given, the query- and budget-independent
+    screening of `entries` is memoised under it, so a new query, budget or format on an
+    unchanged store does not walk every entry again. It must change when entries do.
+    """
     t0 = time.perf_counter()
     cs = context_settings(settings)
     purpose = purpose or cs.purpose
@@ -272,43 +354,36 @@ def assemble(
     t0 += time.perf_counter() - t_counter  # loading is reported apart, not as assembly time
     load_ms = (time.perf_counter() - t_counter) * 1000
     today = today or dt.date.today()
-    now = dt.datetime.combine(today, dt.time(12), tzinfo=dt.UTC)
     scope_set = set(scopes) if scopes else None
     query = query.strip() if query and query.strip() else None
 
-    # 1. scope and status rules; sections the purpose does not have.
-    excluded: list[Excluded] = []
-    eligible: list[tuple[Entry, str]] = []
-    for entry in entries:
-        # Fast path for the common case (a plain confirmed entry in scope); the rest go
-        # through _gate, which says why.
-        if (
-            entry.status != "confirmed"
-            or entry.superseded_by
-            or entry.valid_until is not None
-            or entry.flags
-            or (scope_set is not None and entry.scope not in scope_set)
-        ):
-            refused = _gate(entry, scope_set, include_candidates, today)
-            if refused is not None:
-                refused.summary = entry.summary
-                excluded.append(refused)
-                continue
-        section = SECTION_OF_KIND.get(entry.kind, "project")
-        if entry.kind == "project":
-            section = section_of(entry)
-        if section not in rank_of_section:
-            excluded.append(
-                Excluded(
-                    entry.id,
-                    "purpose",
-                    f"{SECTION_TITLES.get(section, section)} is not a section of purpose {purpose!r}",
-                    section,
-                    summary=entry.summary,
-                )
-            )
-            continue
-        eligible.append((entry, section))
+    # 1. scope and status rules, sections of the purpose, decay x status weight.
+    screen_args = (
+        scope_set,
+        include_candidates,
+        today,
+        cs.half_life_days,
+        rank_of_section,
+        purpose,
+    )
+    prepared = None
+    if store_version is not None:
+        memo_key = (
+            store_version,
+            tuple(sorted(scope_set)) if scope_set else None,
+            *screen_args[1:4],
+            tuple(order),
+            purpose,
+        )
+        prepared = _PREPARED.get(memo_key)
+    if prepared is None:
+        prepared = _Prepared(*_screen(entries, *screen_args))
+        if store_version is not None:
+            if len(_PREPARED) >= _PREPARED_MAX:
+                _PREPARED.pop(next(iter(_PREPARED)))
+            _PREPARED[memo_key] = prepared
+    excluded = list(prepared.excluded)
+    eligible = prepared.eligible
     t_filter = time.perf_counter()
 
     # 2. relevance: search score, or the section is one the query asks for.
@@ -316,14 +391,22 @@ def assemble(
     relevance: dict[str, float] = {}
     if query is not None:
         requirement = analyze_query(query)
-        pool = [e for e, _ in eligible]
-        raw = search(query, pool) if search is not None else lexical_scores(query, pool)
+        pool = [e for e, _, _ in eligible]
+        if search is not None:
+            raw = search(query, pool)
+        elif store_version is None:
+            raw = lexical_scores(query, pool)
+        else:
+            if prepared.lexical is None:
+                prepared.lexical = LexicalIndex(pool)
+            raw = prepared.lexical.scores(query)
         top = max((s for s in raw.values() if s > 0), default=0.0)
         relevance = {k: v / top for k, v in raw.items() if v > 0} if top else {}
-        kept: list[tuple[Entry, str]] = []
-        for entry, section in eligible:
+        kept: list[tuple[Entry, str, float]] = []
+        for item in eligible:
+            entry, section, _ = item
             if entry.id in relevance or requirement.needs(section):
-                kept.append((entry, section))
+                kept.append(item)
             else:
                 excluded.append(
                     Excluded(
@@ -337,30 +420,32 @@ def assemble(
         eligible = kept
     t_relevance = time.perf_counter()
 
-    # 3. rank: relevance x time decay x status weight; one float sort key per entry.
-    # No query: the purpose's section order decides what gets in first (key = section
-    # rank, then score). A query: the most relevant get in first (earlier sections weigh
-    # a bit more); the output is grouped in the purpose's order either way.
-    now_ts = now.timestamp()
-    per_second = 1.0 / (cs.half_life_days * 86400.0)
-    n_sections = max(1, len(order))
-    ranked: list[tuple[float, Entry, str, float]] = []
-    for entry, section in eligible:
-        ts = entry.updated.timestamp()
-        if entry.last_access is not None:
-            ts = max(ts, entry.last_access.timestamp())
-        decay = exp2(min(0.0, ts - now_ts) * per_second)
-        weight = (1.0 if entry.status == "confirmed" else 0.6) * _CONFIDENCE_WEIGHT.get(
-            entry.confidence, 0.6
-        )
-        if requirement is None:
-            score = decay * weight  # in (0, 1]
-            key = rank_of_section[section] * 2.0 - score
-        else:
+    # 3. rank, with one float sort key per entry. No query: the purpose's section order
+    # decides what gets in first (key = section rank, then score in (0, 1]). A query: the
+    # most relevant get in first (earlier sections weigh a bit more). The output is
+    # grouped in the purpose's order either way.
+    ranked: list[tuple[float, Entry, str, float]]
+    if requirement is None:
+        if prepared.ranked is None:
+            prepared.ranked = sorted(
+                ((rank_of_section[s] * 2.0 - sc, e, s, sc) for e, s, sc in eligible),
+                key=itemgetter(0),
+            )
+        ranked = prepared.ranked
+    else:
+        n_sections = max(1, len(order))
+        ranked = []
+        for entry, section, static in eligible:
             base = relevance.get(entry.id, 0.0) + (0.25 if requirement.needs(section) else 0.0)
-            score = base * decay * weight
-            key = -score * (1.0 - 0.5 * rank_of_section[section] / n_sections)
-        ranked.append((key, entry, section, score))
+            score = base * static
+            ranked.append(
+                (
+                    -score * (1.0 - 0.5 * rank_of_section[section] / n_sections),
+                    entry,
+                    section,
+                    score,
+                )
+            )
     ranked.sort(key=itemgetter(0))  # stable: ties keep the caller's order
     t_rank = time.perf_counter()
 

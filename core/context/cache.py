@@ -116,7 +116,7 @@ class ContextCache:
             self.hits += 1
             return found
         self.misses += 1
-        result = assemble(entries, settings=cs, **options)
+        result = assemble(entries, settings=cs, store_version=version, **options)
         touched = [i.entry_id for i in result.included] + [e.entry_id for e in result.excluded]
         self.set(key, result, touched)
         return result

@@ -57,8 +57,11 @@ COUNTERS = [EstimateCounter(), CharCounter()]
     candidates=st.booleans(),
     counter_index=st.integers(min_value=0, max_value=len(COUNTERS) - 1),
     query=st.one_of(st.none(), SUMMARY),
+    memo=st.booleans(),
 )
-def test_budget_is_never_exceeded(entries, budget, purpose, fmt, candidates, counter_index, query):
+def test_budget_is_never_exceeded(
+    entries, budget, purpose, fmt, candidates, counter_index, query, memo
+):
     counter = COUNTERS[counter_index]
     result = assemble(
         entries,
@@ -69,6 +72,7 @@ def test_budget_is_never_exceeded(entries, budget, purpose, fmt, candidates, cou
         today=TODAY,
         counter=counter,
         query=query,
+        store_version=object() if memo else None,  # fresh version: exercises the memo path
     )
     assert result.tokens == counter.count(result.text)
     assert result.tokens <= budget

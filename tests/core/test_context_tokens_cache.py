@@ -108,3 +108,38 @@ def test_entries_version_changes_with_versions():
     before = entries_version(entries)
     entries[0] = entries[0].copy(version=2)
     assert entries_version(entries) != before
+
+
+def test_store_version_memo_gives_the_same_answers():
+    from memdesk.core.context import assemble
+
+    entries = project_memory()
+    for query in (None, "数据库连接超时", "arq background jobs"):
+        for budget in (60, 200, 5000):
+            plain = assemble(entries, query=query, budget=budget, today=TODAY)
+            for _ in range(2):  # first call fills the memo, second reads it
+                memo = assemble(
+                    entries, query=query, budget=budget, today=TODAY, store_version="v1"
+                )
+                assert memo.text == plain.text
+                assert [e.to_json() for e in memo.excluded] == [e.to_json() for e in plain.excluded]
+
+
+def test_a_new_store_version_sees_changed_entries():
+    from memdesk.core.context import assemble
+
+    entries = project_memory()
+    first = assemble(entries, budget=5000, today=TODAY, store_version="v1")
+    changed = [e.copy(status="expired") if e.id == "proj-1" else e for e in entries]
+    second = assemble(changed, budget=5000, today=TODAY, store_version="v2")
+    assert "proj-1" in [i.entry_id for i in first.included]
+    assert {e.entry_id: e.reason for e in second.excluded}["proj-1"] == "expired"
+
+
+def test_lexical_index_scores_like_the_plain_scan():
+    from memdesk.core.context.query import LexicalIndex, lexical_scores
+
+    entries = project_memory()
+    index = LexicalIndex(entries)
+    for query in ("数据库连接超时", "arq background jobs", "用户偏好 中文", "nothing-matches-this"):
+        assert index.scores(query) == lexical_scores(query, entries)
