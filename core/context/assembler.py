@@ -142,7 +142,8 @@ class Assembly:
     # Entries left out; budget exclusions (often thousands) are materialised on first
     # access of `excluded`, so a hook that only prints the text does not pay for them.
     excluded_early: list[Excluded] = field(default_factory=list, repr=False)
-    budget_pending: list[tuple[Entry, str, str]] = field(default_factory=list, repr=False)
+    # (entry, section, reason, detail) for irrelevant and budget exclusions, in order.
+    pending: list[tuple[Entry, str, str, str]] = field(default_factory=list, repr=False)
     sections: list[str] = field(default_factory=list)  # the purpose's order
     needed_sections: list[str] = field(default_factory=list)  # from analyze_query
     relevance: str = ""  # which scorer ranked by relevance ("lexical", "search-hybrid", ...)
@@ -152,12 +153,12 @@ class Assembly:
     @property
     def excluded(self) -> list[Excluded]:
         """Every entry left out, with its reason (status/scope/... first, then budget)."""
-        if self.budget_pending:
+        if self.pending:
             self.excluded_early.extend(
-                Excluded(entry.id, "budget", detail, section, "", entry.summary)
-                for entry, section, detail in self.budget_pending
+                Excluded(entry.id, reason, detail, section, "", entry.summary)
+                for entry, section, reason, detail in self.pending
             )
-            self.budget_pending = []
+            self.pending = []
         return self.excluded_early
 
     def to_json(self) -> dict[str, Any]:
@@ -389,34 +390,26 @@ def assemble(
     # 2. relevance: search score, or the section is one the query asks for.
     requirement: ContextRequirement | None = None
     relevance: dict[str, float] = {}
+    irrelevant: list[tuple[Entry, str, str, str]] = []
     if query is not None:
         requirement = analyze_query(query)
-        pool = [e for e, _, _ in eligible]
         if search is not None:
-            raw = search(query, pool)
+            raw = search(query, [e for e, _, _ in eligible])
         elif store_version is None:
-            raw = lexical_scores(query, pool)
+            raw = lexical_scores(query, (e for e, _, _ in eligible))
         else:
             if prepared.lexical is None:
-                prepared.lexical = LexicalIndex(pool)
+                prepared.lexical = LexicalIndex(e for e, _, _ in eligible)
             raw = prepared.lexical.scores(query)
         top = max((s for s in raw.values() if s > 0), default=0.0)
         relevance = {k: v / top for k, v in raw.items() if v > 0} if top else {}
         kept: list[tuple[Entry, str, float]] = []
+        needs = requirement.sections
         for item in eligible:
-            entry, section, _ = item
-            if entry.id in relevance or requirement.needs(section):
+            if item[1] in needs or item[0].id in relevance:
                 kept.append(item)
             else:
-                excluded.append(
-                    Excluded(
-                        entry.id,
-                        "irrelevant",
-                        REASONS["irrelevant"],
-                        section,
-                        summary=entry.summary,
-                    )
-                )
+                irrelevant.append((item[0], item[1], "irrelevant", REASONS["irrelevant"]))
         eligible = kept
     t_relevance = time.perf_counter()
 
@@ -464,11 +457,12 @@ def assemble(
         Included(entry.id, pos, costs[entry.id], section, not with_facts, score_of[entry.id])
         for pos, (entry, section, with_facts) in enumerate(chosen, start=1)
     ]
-    pending = [
-        (entry, section, over.get(entry.id, EXHAUSTED))
+    pending = irrelevant
+    pending.extend(
+        (entry, section, "budget", over.get(entry.id, EXHAUSTED))
         for _, entry, section, _ in ranked
         if entry.id not in costs
-    ]
+    )
     t_done = time.perf_counter()
     return Assembly(
         text=text,
@@ -481,7 +475,7 @@ def assemble(
         query=query,
         included=included,
         excluded_early=excluded,
-        budget_pending=pending,
+        pending=pending,
         sections=list(order),
         needed_sections=sorted(requirement.sections) if requirement else [],
         relevance=(getattr(search, "__name__", "custom") if search else "lexical") if query else "",
