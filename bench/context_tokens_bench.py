@@ -17,7 +17,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from memdesk.core.context.tokens import EstimateCounter
+from memdesk.core.context.tokens import EstimateCounter, HFTokenizerCounter
 
 
 def _find_data() -> Path:
@@ -61,6 +61,12 @@ def main() -> int:
         "estimate-o200k-v1": EstimateCounter().count,
         "chars/4 (baseline)": lambda t: -(-len(t) // 4),
     }
+    # The BERT wordpiece vocabulary the search helper vendors: a real tokenizer, but
+    # not the one a GPT-style model uses.
+    wordpiece = Path(__file__).resolve().parents[1] / "core/search/model_files"
+    wordpiece = wordpiece / "all-MiniLM-L6-v2" / "tokenizer.json"
+    if wordpiece.exists():
+        estimators["MiniLM wordpiece"] = HFTokenizerCounter(wordpiece).count
     print(f"{len(texts)} texts ({sum(map(is_cjk_heavy, texts))} mostly Chinese)")
     print(f"{'truth':<12} {'estimator':<20} {'subset':<8} {'total ratio':>11} "
           f"{'p5':>6} {'median':>7} {'p95':>6} {'under':>6}")  # fmt: skip

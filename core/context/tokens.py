@@ -107,6 +107,9 @@ class HFTokenizerCounter:
         from tokenizers import Tokenizer
 
         self._tokenizer = Tokenizer.from_file(str(path))
+        # Files made for embedding models often pad or truncate to a fixed length.
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
         self.name = f"tokenizer.json:{Path(path).parent.name or Path(path).name}"
         self._count = lru_cache(maxsize=65536)(self._uncached)
 
