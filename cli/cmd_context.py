@@ -22,7 +22,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--unit", choices=("tokens", "chars"), help="budget unit")
     p.add_argument("--query", help="the user's next message: ranks and filters by relevance")
     p.add_argument(
-        "--scope", action="append", dest="scopes", metavar="S", help="only these scopes (repeat)"
+        "--scope",
+        action="extend",
+        nargs="+",
+        dest="scopes",
+        metavar="S",
+        help="only these scopes: user, project, workspace, session, global",
     )
     p.add_argument("--format", choices=("agent", "markdown"), help="output format")
     p.add_argument(

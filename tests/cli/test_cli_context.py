@@ -65,13 +65,14 @@ def test_chars_unit_and_markdown_format(demo, capsys):
 
 def test_query_and_scope(demo, capsys):
     code, out, _ = run(
-        capsys, "--dir", str(demo), "context", "--query", "模板引擎 MiniJinja", "--scope", "project",
-        "--json",
+        capsys, "--dir", str(demo), "context", "--query", "模板引擎 MiniJinja",
+        "--scope", "project", "workspace", "--json",
     )  # fmt: skip
     assert code == 0
     data = json.loads(out)
     assert data["query"] == "模板引擎 MiniJinja" and data["relevance"]
-    assert any(e["reason"] == "scope" for e in data["excluded"])
+    scoped_out = [e for e in data["excluded"] if e["reason"] == "scope"]
+    assert scoped_out and all("not in project, workspace" in e["detail"] for e in scoped_out)
     assert "MiniJinja" in data["text"]
 
 
