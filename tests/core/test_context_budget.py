@@ -7,6 +7,7 @@ from context_fixtures import TODAY, make
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memdesk.core.context import assemble
+from memdesk.core.context.settings import BUILTIN_PURPOSES
 from memdesk.core.context.tokens import CharCounter, EstimateCounter
 from memdesk.core.entry import KINDS, SCOPES, STATUSES
 
@@ -88,6 +89,16 @@ def test_budget_is_never_exceeded(
     # every entry has exactly one decision
     decided = [i.entry_id for i in result.included] + [e.entry_id for e in result.excluded]
     assert sorted(decided) == sorted(e.id for e in entries)
+    # output follows the purpose's section order, positions count up from 1
+    order = BUILTIN_PURPOSES[purpose]
+    ranks = [order.index(i.section) for i in result.included]
+    assert ranks == sorted(ranks)
+    assert [i.position for i in result.included] == list(range(1, len(result.included) + 1))
+    # never injected by default, whatever the budget
+    for item in result.included:
+        entry = next(e for e in entries if e.id == item.entry_id)
+        assert entry.status in ("confirmed", "candidate") and not entry.superseded_by
+        assert entry.status == "confirmed" or (candidates and entry.confidence != "low")
     # every included entry appears whole (never cut mid-character or mid-entry)
     by_id = {e.id: e for e in entries}
     for item in result.included:

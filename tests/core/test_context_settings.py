@@ -101,3 +101,10 @@ def test_other_components_register_their_own_table():
         from memdesk.core.context import settings as module
 
         module._PARSERS.pop("consolidation", None)
+
+
+def test_relative_tokenizer_path_is_relative_to_the_store_root(tmp_path):
+    save_settings(tmp_path, {"context": {"tokenizer": "models/tokenizer.json"}})
+    assert load_settings(tmp_path).context.tokenizer == str(tmp_path / "models/tokenizer.json")
+    save_settings(tmp_path, {"context": {"tokenizer": "estimate"}})
+    assert load_settings(tmp_path).context.tokenizer == "estimate"
