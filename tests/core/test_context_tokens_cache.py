@@ -146,3 +146,23 @@ def test_lexical_index_scores_like_the_plain_scan():
     index = LexicalIndex(entries)
     for query in ("数据库连接超时", "arq background jobs", "用户偏好 中文", "nothing-matches-this"):
         assert index.scores(query) == lexical_scores(query, entries)
+
+
+def test_cache_attached_to_a_store_drops_results_when_an_entry_changes(tmp_path):
+    from memdesk.core.demo import copy_demo_project
+    from memdesk.core.store import Store
+
+    store = Store.open(copy_demo_project(tmp_path / "demo"))
+    cache = ContextCache.from_settings(store.settings)
+    detach = cache.attach(store)
+    first = cache.assemble(store.entries(), settings=store.settings, store_version=1)
+    assert cache.assemble(store.entries(), settings=store.settings, store_version=1) is first
+    candidate = next(e for e in store.entries() if e.status == "candidate" and not e.flags)
+    store.approve([candidate.id])
+    # same store_version on purpose: the tag (the entry id) alone must invalidate
+    second = cache.assemble(store.entries(), settings=store.settings, store_version=1)
+    assert second is not first
+    reasons = {e.entry_id: e.reason for e in second.excluded}
+    assert reasons.get(candidate.id) != "status"  # the fresh answer sees the approval
+    assert {e.entry_id: e.reason for e in first.excluded}[candidate.id] == "status"
+    detach()
