@@ -30,6 +30,14 @@ def one_line(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+_BLOCK_TAG = re.compile(r"<(/?)(agent_memory)", re.IGNORECASE)
+
+
+def defuse(text: str) -> str:
+    """An entry cannot close or open the block it is injected in (`</agent_memory>`)."""
+    return _BLOCK_TAG.sub(r"‹\1\2", text)
+
+
 def source_label(entry: Entry) -> str:
     src = entry.source
     if src.files:
@@ -83,6 +91,8 @@ def item_lines(entry: Entry, fmt: str, *, with_facts: bool = True) -> list[str]:
         ]
     if with_facts:
         lines.extend(f"  - {one_line(fact)}" for fact in entry.facts if fact.strip())
+    if fmt == "agent":
+        lines = [defuse(line) for line in lines]
     return lines
 
 
