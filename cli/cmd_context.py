@@ -31,6 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--format", choices=("agent", "markdown"), help="output format")
     p.add_argument(
+        "--lexical",
+        action="store_true",
+        help="rank a --query by word/character overlap only (skip the search index)",
+    )
+    p.add_argument(
         "--candidates",
         action="store_true",
         default=None,
@@ -72,7 +77,7 @@ def run_context(args: argparse.Namespace, ctx: CliContext) -> int:
             scopes=args.scopes,
             include_candidates=args.candidates,
             settings=settings,
-            search=_search_for(store, args.query),
+            search=None if args.lexical else _search_for(store, args.query),
             format=args.format,
         )
     except ValueError as exc:

@@ -101,3 +101,12 @@ def test_bad_settings_name_the_key(demo, capsys):
     path.write_text('[context]\nunit = "words"\n', "utf-8")
     code, _, err = run(capsys, "--dir", str(demo), "context")
     assert code == 1 and "context.unit" in err and "tokens, chars" in err
+
+
+def test_lexical_relevance_skips_the_search_index(demo, capsys):
+    code, out, _ = run(
+        capsys, "--dir", str(demo), "context", "--query", "MiniJinja", "--lexical", "--json"
+    )
+    data = json.loads(out)
+    assert code == 0 and data["relevance"] == "lexical"
+    assert "MiniJinja" in data["text"]
