@@ -47,7 +47,9 @@ def test_two_processes_editing_one_entry_lose_nothing(store: Store) -> None:
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
     final = Store.open(store.root).get(entry.id)
-    assert sorted(final.tags) == sorted([f"alice-{i}" for i in range(n)] + [f"bob-{i}" for i in range(n)])
+    assert sorted(final.tags) == sorted(
+        [f"alice-{i}" for i in range(n)] + [f"bob-{i}" for i in range(n)]
+    )
     assert final.version == 1 + 2 * n
     versions = [r.version_after for r in store.history(entry.id)]
     assert versions == list(range(1, 2 * n + 2))
