@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from memdesk.cli.context import CliContext, UserError
 
 # One module per group of verbs; a new verb group adds its module here.
-COMMAND_MODULES: tuple[str, ...] = ("memdesk.cli.cmd_store",)
+COMMAND_MODULES: tuple[str, ...] = ("memdesk.cli.cmd_store", "memdesk.cli.cmd_search")
 
 
 def build_parser() -> argparse.ArgumentParser:
