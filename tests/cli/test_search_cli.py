@@ -64,7 +64,7 @@ def test_search_json_is_an_array_of_hits(store, capsys) -> None:
 
 
 def test_search_says_once_that_there_is_no_model(store, capsys) -> None:
-    code, out, err = _run(capsys, "search", "linting", "--json")
+    code, out, err = _run(capsys, "search", "linter", "--json")
     assert code == 0
     assert err.count("semantic search is off") == 1
     assert [h["entry_id"] for h in json.loads(out)] == ["m-2"]
