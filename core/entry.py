@@ -256,7 +256,9 @@ class Entry:
     def from_dict(cls, data: dict[str, Any], *, path: str = "") -> Entry:
         """Validate and build. Errors name the file, the field and the value."""
         if not isinstance(data, dict):
-            raise EntryError(f"an entry must be a table/object, got {type(data).__name__}", path=path)
+            raise EntryError(
+                f"an entry must be a table/object, got {type(data).__name__}", path=path
+            )
         unknown = set(data) - set(FIELD_ORDER)
         if unknown:
             raise EntryError(
