@@ -42,14 +42,6 @@ class Verdict:
         return self.entry is None
 
 
-class GuardRefused(ValueError):
-    """Raised by writers that call `screen()` and get a refusal; carries the reasons."""
-
-    def __init__(self, reasons: list[str]) -> None:
-        self.reasons = list(reasons)
-        super().__init__("refused by the do-not-write guard: " + "; ".join(reasons))
-
-
 # --------------------------------------------------------------------------------------
 # Secrets. Each rule: (kind, compiled pattern, replacement builder). Order matters: the
 # specific provider formats run first so a later generic rule sees `[REDACTED:...]` and
