@@ -233,7 +233,7 @@ class Entry:
                 value = list(value)
             elif isinstance(value, dict):
                 value = dict(value)
-            if value is None:
+            if value is None or (name == "flags" and not value):
                 continue
             out[name] = value
         return out
@@ -256,7 +256,9 @@ class Entry:
     def from_dict(cls, data: dict[str, Any], *, path: str = "") -> Entry:
         """Validate and build. Errors name the file, the field and the value."""
         if not isinstance(data, dict):
-            raise EntryError(f"an entry must be a table/object, got {type(data).__name__}", path=path)
+            raise EntryError(
+                f"an entry must be a table/object, got {type(data).__name__}", path=path
+            )
         unknown = set(data) - set(FIELD_ORDER)
         if unknown:
             raise EntryError(

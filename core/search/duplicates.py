@@ -1,0 +1,157 @@
+"""Duplicates and likely contradictions among entries, for the review queue.
+
+- exact: same sha256 of the normalised summary (seed 000),
+- near: cosine >= 0.95 (seed 001) with the same values; cross-lingual pairs count when
+  the model maps both languages into one space,
+- contradiction: same kind and scope, about the same thing (similar vectors and shared
+  words) but each side names values the other does not ("use npm" vs "switched to
+  pnpm"), with a change cue, a differing number/version, or very high similarity.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from memdesk.core.entry import Entry
+from memdesk.core.search.embedder import Embedder
+from memdesk.core.search.settings import SearchSettings
+from memdesk.core.search.tokenizer import ENGLISH_STOPWORDS, has_cjk, tokenize
+
+DEFAULT_STATUSES: tuple[str, ...] = ("candidate", "confirmed")
+_BLOCK = 1024
+_CHANGE_CUES = re.compile(
+    r"\b(?:switch(?:ed|es)?|instead|now|no longer|replac(?:e|ed|es)|moved? to|migrat\w*|"
+    r"not|never|don'?t|stopp?ed|deprecated|rather than)\b|改用|换成|换到|不再|现在|改为|迁移|"
+    r"弃用|不要|别用|而不是|取代",
+    re.IGNORECASE,
+)
+_HAS_DIGIT = re.compile(r"\d")
+
+
+@dataclass
+class DuplicatePair:
+    a: str  # entry id (older first)
+    b: str
+    type: str  # "exact" | "near" | "contradiction"
+    score: float  # 1.0 for exact; cosine otherwise
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "type": self.type,
+            "score": round(self.score, 4),
+            "reason": self.reason,
+        }
+
+
+def _value_tokens(text: str) -> set[str]:
+    """Words that carry the 'value' of a statement (tools, numbers, names), no CJK."""
+    return {t for t in tokenize(text) if not has_cjk(t) and t not in ENGLISH_STOPWORDS}
+
+
+def classify_pair(
+    a: Entry, b: Entry, similarity: float, settings: SearchSettings
+) -> tuple[str, str] | None:
+    """(type, reason) for a pair of entries with this cosine, or None."""
+    if a.text_hash == b.text_hash:
+        return "exact", "same normalised text"
+    values_a, values_b = _value_tokens(a.search_text()), _value_tokens(b.search_text())
+    only_a, only_b = values_a - values_b, values_b - values_a
+    differs = bool(only_a and only_b and values_a & values_b)
+    same_slot = a.kind == b.kind and a.scope == b.scope
+    if differs and same_slot and similarity >= settings.contradiction_similarity:
+        cue = bool(_CHANGE_CUES.search(a.search_text()) or _CHANGE_CUES.search(b.search_text()))
+        numbers = any(_HAS_DIGIT.search(t) for t in only_a | only_b)
+        if cue or numbers or similarity >= 0.8:
+            why = "change wording" if cue else "different numbers" if numbers else "very similar"
+            return (
+                "contradiction",
+                f"same {a.kind}/{a.scope}, different values "
+                f"{sorted(only_a)[:3]} vs {sorted(only_b)[:3]} ({why}, similarity {similarity:.2f})",
+            )
+    if similarity >= settings.duplicate_similarity:
+        return "near", f"similarity {similarity:.2f}"
+    return None
+
+
+def find_duplicates(
+    entries: Sequence[Entry],
+    embedder: Embedder | None = None,
+    *,
+    vectors: Mapping[str, np.ndarray] | None = None,
+    settings: SearchSettings | None = None,
+    statuses: Sequence[str] | None = DEFAULT_STATUSES,
+) -> list[DuplicatePair]:
+    """Pairs among `entries` (those with `statuses`; None = all), strongest first.
+
+    Vectors come from `vectors` (e.g. the search cache) or are computed with `embedder`;
+    without either only exact duplicates are found.
+    """
+    settings = settings or SearchSettings(model="none")
+    pool = [e for e in entries if statuses is None or e.status in statuses]
+    pairs: dict[tuple[str, str], DuplicatePair] = {}
+
+    by_hash: dict[str, list[Entry]] = {}
+    for entry in pool:
+        by_hash.setdefault(entry.text_hash, []).append(entry)
+    for group in by_hash.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                pairs[_key(a, b)] = _pair(a, b, "exact", 1.0, "same normalised text")
+
+    matrix = _matrix(pool, embedder, vectors)
+    if matrix is not None:
+        threshold = min(settings.contradiction_similarity, settings.duplicate_similarity)
+        for start in range(0, len(pool), _BLOCK):
+            block = matrix[start : start + _BLOCK] @ matrix.T
+            rows, cols = np.nonzero(block >= threshold)
+            for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+                i = start + r
+                if c <= i:
+                    continue
+                a, b = pool[i], pool[c]
+                if _key(a, b) in pairs or _linked(a, b):
+                    continue
+                verdict = classify_pair(a, b, float(block[r, c]), settings)
+                if verdict:
+                    pairs[_key(a, b)] = _pair(a, b, verdict[0], float(block[r, c]), verdict[1])
+    order = {"exact": 0, "contradiction": 1, "near": 2}
+    return sorted(pairs.values(), key=lambda p: (order[p.type], -p.score, p.a, p.b))
+
+
+def _matrix(
+    pool: Sequence[Entry],
+    embedder: Embedder | None,
+    vectors: Mapping[str, np.ndarray] | None,
+) -> np.ndarray | None:
+    if len(pool) < 2:
+        return None
+    if vectors is not None and all(e.id in vectors for e in pool):
+        return np.stack([vectors[e.id] for e in pool]).astype(np.float32)
+    if embedder is None:
+        return None
+    return embedder.embed([e.search_text() for e in pool])
+
+
+def _linked(a: Entry, b: Entry) -> bool:
+    """A pair already resolved by a supersede link is not news for the review queue."""
+    return (
+        a.id in b.supersedes
+        or b.id in a.supersedes
+        or a.superseded_by == b.id
+        or b.superseded_by == a.id
+    )
+
+
+def _key(a: Entry, b: Entry) -> tuple[str, str]:
+    return (a.id, b.id) if a.id < b.id else (b.id, a.id)
+
+
+def _pair(a: Entry, b: Entry, kind: str, score: float, reason: str) -> DuplicatePair:
+    first, second = (a, b) if (a.created, a.id) <= (b.created, b.id) else (b, a)
+    return DuplicatePair(first.id, second.id, kind, score, reason)

