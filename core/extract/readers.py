@@ -142,6 +142,12 @@ def record_messages(record: Any, locator: str, stats: ReadStats) -> list[Message
         return list(_openai_conversation(record, locator))
     if isinstance(record.get("messages"), list):
         return list(_conversation_messages(record, locator, stats))
+    if isinstance(record.get("summary"), str) and "role" not in record:
+        # A ready-made candidate in the entry format (e.g. dropped into the inbox).
+        text = json.dumps(record, ensure_ascii=False, default=str)
+        return [
+            Message("note", text, str(record.get("session_id") or ""), "", locator, "candidate")
+        ]
     message = Message.from_obj(record, locator=locator)
     return None if message is None else [message]
 
