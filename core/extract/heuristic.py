@@ -110,8 +110,12 @@ def split_statements(text: str) -> list[str]:
     return out
 
 
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)、])\s+(?:\[[ xX]\]\s+)?")
+
+
 def clean_statement(text: str) -> str:
-    text = _FILLER.sub("", text.strip())
+    text = _BULLET.sub("", text.strip())
+    text = _FILLER.sub("", text)
     text = _TRAILER.sub("", text).strip()
     return text.strip(" ,，:：")
 
