@@ -94,20 +94,23 @@ def strip_recalled_blocks(text: str) -> str:
     return _RECALLED_BLOCK.sub(" ", text)
 
 
-def split_statements(text: str) -> list[str]:
-    """Lines, then sentences; code fences are dropped (they are code, not statements)."""
+def split_lines(text: str) -> list[list[str]]:
+    """Sentences grouped by line; code fences are dropped (code, not statements)."""
     if "```" in text:
         text = _FENCE.sub("\n", text)
-    out: list[str] = []
+    out: list[list[str]] = []
     for line in text.split("\n"):
         line = line.strip()
-        if not line:
-            continue
-        for piece in _SENTENCE_END.split(line):
-            piece = piece.strip()
-            if piece:
-                out.append(piece)
+        if line:
+            pieces = [p.strip() for p in _SENTENCE_END.split(line) if p.strip()]
+            if pieces:
+                out.append(pieces)
     return out
+
+
+def split_statements(text: str) -> list[str]:
+    """Lines, then sentences, flattened."""
+    return [piece for line in split_lines(text) for piece in line]
 
 
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)、])\s+(?:\[[ xX]\]\s+)?")
@@ -167,7 +170,7 @@ REQUEST = re.compile(
     re.IGNORECASE,
 )
 ONE_OFF = re.compile(
-    r"今天|今晚|明天|刚才|这次|这一次|先别|等会|一会儿|试试|试一下|\b(?:today|tonight|tomorrow|this time|for this one|right now|for now)\b",
+    r"今天|今晚|明天|刚才|这次|这一次|先别|等会|一会儿|试试|试一下|可以删掉|删掉吧|\b(?:today|tonight|tomorrow|this time|for this one|right now|for now)\b",
     re.IGNORECASE,
 )
 
@@ -378,21 +381,47 @@ def scored_statements(message: Message, opts: Mapping[str, Any] | None = None) -
     threshold = float(opts.get("threshold", THRESHOLD))
     text = strip_recalled_blocks(message.text)
     if message.role == "assistant":
-        pieces = [p.strip() for p in re.split(r"\n\s*\n", _FENCE.sub("\n", text)) if p.strip()]
+        paragraphs = [p.strip() for p in re.split(r"\n\s*\n", _FENCE.sub("\n", text)) if p.strip()]
+        lines = [[p] for p in paragraphs]
         limit = _MAX_LESSON_CHARS
     else:
-        pieces = split_statements(text)
+        lines = split_lines(text)
         limit = int(opts.get("max_chars", _MAX_CHARS))
     out: list[Scored] = []
-    for piece in pieces:
-        statement = clean_statement(piece)
-        if not (_MIN_CHARS <= len(statement) <= limit) or is_chitchat(statement):
-            continue
-        value, found = score(piece, message.role)
-        if "explicit" not in found and redact_text(piece)[1]:
-            continue  # a pasted credential or config line, not a statement worth keeping
-        if value > threshold:
-            out.append(Scored(statement, value, found))
+    for sentences in lines:
+        current: Scored | None = None
+        raw = ""
+        for piece in sentences:
+            value, found = score(piece, message.role)
+            if "explicit" not in found and redact_text(piece)[1]:
+                current = None  # a pasted credential or config line, not a statement
+                continue
+            statement = clean_statement(piece)
+            useful = len(statement) >= _MIN_CHARS and not is_chitchat(statement)
+            if (
+                current is not None
+                and useful
+                and "explicit" not in found
+                and not (REQUEST.search(piece) or ONE_OFF.search(piece))
+            ):
+                # The rest of the same line usually completes the thought ("..., 需要哪个
+                # 变量就 grep 那个变量名"): keep it with the statement it follows.
+                merged = clean_statement(raw + piece)
+                if len(merged) <= limit:
+                    raw += piece
+                    current.statement = merged
+                    current.signals.update(found)
+                    continue
+            current = None
+            if not useful or len(statement) > limit or value <= threshold:
+                continue
+            current = Scored(statement, value, dict(found))
+            raw = (
+                piece
+                if piece.endswith(("。", "！", "？", ".", "!", "?", "；", ";"))
+                else piece + "。"
+            )
+            out.append(current)
     return out
 
 
