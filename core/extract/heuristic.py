@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from memdesk.core.entry import Entry, Source, text_hash
@@ -78,9 +78,9 @@ _FILLER = re.compile(
     r"and|btw|by the way|ah right|fyi|plus)\s*[:：,，.。!！~～]?\s*)+",
     re.IGNORECASE,
 )
-_TRAILER = re.compile(
-    r"(?:\s*(?:哈|吧|呀|啦|lol|btw|haha))+\s*[。.!！~～]*$|[。.!！~～]+$", re.IGNORECASE
-)
+# Trailing particles and punctuation dropped from a statement ("...吧", "... lol", "。").
+_TRAILING_WORDS: tuple[str, ...] = ("哈", "吧", "呀", "啦", "lol", "btw", "haha")
+_TRAILING_PUNCT = "。.!！~～ \t"
 
 _MIN_CHARS = 6
 _MAX_CHARS = 300
@@ -118,8 +118,24 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)、])\s+(?:\[[ xX]\]\s+)?")
 
 def clean_statement(text: str) -> str:
     text = _BULLET.sub("", text.strip())
-    text = _FILLER.sub("", text)
-    text = _TRAILER.sub("", text).strip()
+    filler = _FILLER.match(text)
+    if filler:
+        text = text[filler.end() :]
+    return _strip_trailer(text).strip(" ,，:：")
+
+
+def _strip_trailer(text: str) -> str:
+    """Drop trailing punctuation and particles (plain string work: this runs per sentence)."""
+    while True:
+        trimmed = text.rstrip(_TRAILING_PUNCT)
+        lowered = trimmed.lower()
+        for word in _TRAILING_WORDS:
+            if lowered.endswith(word):
+                trimmed = trimmed[: -len(word)]
+                break
+        if trimmed == text:
+            return text
+        text = trimmed
     return text.strip(" ,，:：")
 
 
@@ -174,6 +190,17 @@ ONE_OFF = re.compile(
     re.IGNORECASE,
 )
 
+_PROFILE = re.compile(
+    r"\bmy (?:birthday|name|job|wife|husband|partner|kids?|son|daughter)\b|\bi(?:'m| am) (?:a|an|learning|from)\b|"
+    r"\bi (?:live|work|started)\b|生日|我叫|我是|我在\S{0,8}(?:工作|上班|住)|最近开始|我住",
+    re.IGNORECASE,
+)
+_EVENT = re.compile(
+    r"下周|下个月|下星期|下礼拜|\d{1,2}\s*月\s*\d{1,2}\s*[日号]|从下周|\bnext (?:week|month|monday|tuesday|"
+    r"wednesday|thursday|friday)\b|\bon (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d",
+    re.IGNORECASE,
+)
+
 SIGNAL_SCORES: dict[str, float] = {
     "explicit": 0.95,
     "milestone": 0.85,
@@ -188,30 +215,61 @@ SIGNAL_SCORES: dict[str, float] = {
 THRESHOLD = 0.6
 
 
+# Literal gates, one per cue: a lower-case alternation of the words each cue regex starts
+# from. Python's `re` scans a plain literal alternation about ten times faster than one
+# with IGNORECASE and `\b` assertions, and most sentences match no cue at all; the precise
+# regex only runs when its gate has matched, so results are exactly the same.
+_GATES: dict[str, re.Pattern[str]] = {
+    name: re.compile("|".join(re.escape(word) for word in words.split("|")))
+    for name, words in {
+        "explicit": "记住|记一下|注意|约定|remember|note that|keep in mind|don't forget",
+        "rule": "必须|一定|永远|一律|统一|以后|从现在起|今后|别再|不要再|不再|都要|always|never|must|"
+        "from now on|going forward|from here on",
+        "milestone": "done|completed|finished|shipped|released|deployed|migrated|renamed|upgraded|"
+        "switched|now use|已经|已从|完成了|上线了|改名|迁移到|升级到",
+        "lesson": "root cause|the fix|fixed by|fix:|turned out|caused by|because|lesson|根因|原因是|"
+        "是因为|因为|修复|导致|搞混|踩坑|教训|原来是",
+        "decision": "decided|let's|go with|switch|instead of|rather than|anymore|no longer|决定|换成|"
+        "改用|改成|统一用|一律|只走|只用|不用|不要用|不再使用|用|走",
+        "preference": "i prefer|i like|i love|i hate|i don't like|i do not like|i use|i usually|"
+        "i always|i never|i've switched|i switched|i'm using|my |please |我喜欢|我不喜欢|我习惯|"
+        "我偏好|我一般|我平时|我用|给我|别|不要|不能吃|不吃|不太好|受不了",
+        "profile": "my |i'm |i am |i live|i work|i started|生日|我叫|我是|我在|最近开始|我住",
+        "event": "下周|下个月|下星期|下礼拜|月|next |on ",
+        "stated": "是|叫|为|用|装在|放在|在|单位|默认|最大|上限|参数|is|are|was|use|run|live",
+        "request": "帮|请|麻烦|你|看下|看看|查|能不能|可不可以|要不要|can you|could you|would you|"
+        "please|let me|let's see|how do|what|why|is there|?|？|吗|write me",
+        "one_off": "今天|今晚|明天|刚才|这次|这一次|先别|等会|一会儿|试试|试一下|可以删掉|删掉吧|today|"
+        "tonight|tomorrow|this time|for this one|right now|for now",
+    }.items()
+}
+
+
+def _cue(name: str, precise: re.Pattern[str], text: str, lowered: str) -> bool:
+    return _GATES[name].search(lowered) is not None and precise.search(text) is not None
+
+
 def signals_of(statement: str, role: str) -> dict[str, float]:
-    """Seed 001's signals (plus rule/decision/stated) present in one statement."""
+    """Seed 001's signals (plus rule/decision/stated/profile/event) in one statement."""
     found: dict[str, float] = {}
+    lowered = statement.lower()
     if role == "assistant":
-        if LESSON.search(statement):
+        if _cue("lesson", LESSON, statement, lowered):
             found["lesson"] = SIGNAL_SCORES["lesson"]
         return found
-    if EXPLICIT.search(statement):
-        found["explicit"] = SIGNAL_SCORES["explicit"]
-    if RULE.search(statement):
-        found["rule"] = SIGNAL_SCORES["rule"]
-    if MILESTONE.search(statement):
-        found["milestone"] = SIGNAL_SCORES["milestone"]
-    if LESSON.search(statement):
-        found["lesson"] = SIGNAL_SCORES["lesson"]
-    if DECISION.search(statement):
-        found["decision"] = SIGNAL_SCORES["decision"]
-    if PREFERENCE.search(statement):
-        found["preference"] = SIGNAL_SCORES["preference"]
-    if _PROFILE.search(statement):
-        found["profile"] = SIGNAL_SCORES["profile"]
-    if _EVENT.search(statement):
-        found["event"] = SIGNAL_SCORES["event"]
-    if STATED.search(statement) and CONCRETE.search(statement):
+    for name, precise in (
+        ("explicit", EXPLICIT),
+        ("rule", RULE),
+        ("milestone", MILESTONE),
+        ("lesson", LESSON),
+        ("decision", DECISION),
+        ("preference", PREFERENCE),
+        ("profile", _PROFILE),
+        ("event", _EVENT),
+    ):
+        if _cue(name, precise, statement, lowered):
+            found[name] = SIGNAL_SCORES[name]
+    if _cue("stated", STATED, statement, lowered) and CONCRETE.search(statement):
         found["stated"] = SIGNAL_SCORES["stated"]
     return found
 
@@ -222,13 +280,55 @@ def score(statement: str, role: str) -> tuple[float, dict[str, float]]:
         return 0.0, found
     best = max(found.values())
     if "explicit" not in found:
-        if REQUEST.search(statement):
+        lowered = statement.lower()
+        if _cue("request", REQUEST, statement, lowered):
             best -= 0.4
-        if ONE_OFF.search(statement):
+        if _cue("one_off", ONE_OFF, statement, lowered):
             best -= 0.35
     if role == "note":  # already a written note: a stated fact is enough
         best = max(best, 0.7)
     return best, found
+
+
+# Signals from the strongest down: `quick_score` stops at the first one present.
+_BY_STRENGTH: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("explicit", EXPLICIT),
+    ("milestone", MILESTONE),
+    ("lesson", LESSON),
+    ("rule", RULE),
+    ("decision", DECISION),
+    ("preference", PREFERENCE),
+    ("profile", _PROFILE),
+    ("event", _EVENT),
+    ("stated", STATED),
+)
+
+
+def quick_score(statement: str, role: str, threshold: float = THRESHOLD) -> float:
+    """The same value as `score(...)[0]` whenever it matters (above the threshold), found
+    without testing every signal: the strongest one present decides, then the penalties."""
+    if role != "user":
+        return score(statement, role)[0]
+    lowered = statement.lower()
+    best = 0.0
+    strongest = ""
+    for name, precise in _BY_STRENGTH:
+        value = SIGNAL_SCORES[name]
+        if value <= threshold:
+            return 0.0
+        if _cue(name, precise, statement, lowered) and (
+            name != "stated" or CONCRETE.search(statement)
+        ):
+            best, strongest = value, name
+            break
+    if not strongest:
+        return 0.0
+    if strongest != "explicit":
+        if _cue("request", REQUEST, statement, lowered):
+            best -= 0.4
+        if _cue("one_off", ONE_OFF, statement, lowered):
+            best -= 0.35
+    return best
 
 
 def confidence_label(value: float) -> str:
@@ -243,16 +343,6 @@ def confidence_label(value: float) -> str:
 
 _EXPERIENCE = re.compile(
     r"\broot cause\b|\bfix(?:ed)?\b|\bbecause\b|\bcaused by\b|根因|原因|修复|是因为|导致",
-    re.IGNORECASE,
-)
-_PROFILE = re.compile(
-    r"\bmy (?:birthday|name|job|wife|husband|partner|kids?|son|daughter)\b|\bi(?:'m| am) (?:a|an|learning|from)\b|"
-    r"\bi (?:live|work|started)\b|生日|我叫|我是|我在\S{0,8}(?:工作|上班|住)|最近开始|我住",
-    re.IGNORECASE,
-)
-_EVENT = re.compile(
-    r"下周|下个月|下星期|下礼拜|\d{1,2}\s*月\s*\d{1,2}\s*[日号]|从下周|\bnext (?:week|month|monday|tuesday|"
-    r"wednesday|thursday|friday)\b|\bon (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d",
     re.IGNORECASE,
 )
 _PERSONAL = re.compile(
@@ -370,7 +460,11 @@ def excerpt_of(text: str, statement: str, width: int = 600) -> str:
 class Scored:
     statement: str
     score: float
-    signals: dict[str, float] = field(default_factory=dict)
+    raw: str = ""  # the sentence(s) as written, cue words included
+
+    def signals(self, role: str) -> dict[str, float]:
+        """Every signal in the source text (computed on demand: only new candidates need it)."""
+        return signals_of(self.raw or self.statement, role)
 
 
 def scored_statements(message: Message, opts: Mapping[str, Any] | None = None) -> list[Scored]:
@@ -392,8 +486,11 @@ def scored_statements(message: Message, opts: Mapping[str, Any] | None = None) -
         current: Scored | None = None
         raw = ""
         for piece in sentences:
-            value, found = score(piece, message.role)
-            if "explicit" not in found and redact_text(piece)[1]:
+            value = quick_score(piece, message.role, threshold)
+            if current is None and value <= threshold:
+                continue  # most sentences stop here, before the costlier checks
+            explicit = _cue("explicit", EXPLICIT, piece, piece.lower())
+            if not explicit and redact_text(piece)[1]:
                 current = None  # a pasted credential or config line, not a statement
                 continue
             statement = clean_statement(piece)
@@ -401,7 +498,7 @@ def scored_statements(message: Message, opts: Mapping[str, Any] | None = None) -
             if (
                 current is not None
                 and useful
-                and "explicit" not in found
+                and not explicit
                 and not (REQUEST.search(piece) or ONE_OFF.search(piece))
             ):
                 # The rest of the same line usually completes the thought ("..., 需要哪个
@@ -410,12 +507,12 @@ def scored_statements(message: Message, opts: Mapping[str, Any] | None = None) -
                 if len(merged) <= limit:
                     raw += piece
                     current.statement = merged
-                    current.signals.update(found)
+                    current.raw += " " + piece
                     continue
             current = None
             if not useful or len(statement) > limit or value <= threshold:
                 continue
-            current = Scored(statement, value, dict(found))
+            current = Scored(statement, value, piece)
             raw = (
                 piece
                 if piece.endswith(("。", "！", "？", ".", "!", "?", "；", ";"))
@@ -439,7 +536,7 @@ def extract_candidates(
             if digest in seen:
                 continue
             seen.add(digest)
-            kind, scope = classify(item.statement, item.signals, message.role)
+            kind, scope = classify(item.statement, item.signals(message.role), message.role)
             confidence = confidence_label(item.score)
             if message.role == "assistant" and confidence == "high":
                 confidence = "medium"  # the person did not say it

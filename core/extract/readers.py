@@ -110,22 +110,62 @@ def _lines(
 def _read_jsonl(
     path: Path, stats: ReadStats, start_offset: int, start_line: int, complete_only: bool
 ) -> Iterator[Message]:
+    # The hot loop of every large transcript: bytes go straight to json.loads (no decode
+    # step), and plain `{role, content: "text"}` records skip the general dispatcher.
+    where = f"{path}:"
+    loads = json.loads
     with path.open("rb") as handle:
-        for number, line in _lines(handle, stats, start_offset, start_line, complete_only):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                stats.warn(number, f"malformed JSON ({exc.msg})")
-                continue
-            messages = record_messages(record, f"{path}:{number}", stats)
-            if messages is None:
-                stats.warn(number, "not a message record (no role/content, type or mapping)")
-                continue
-            for message in messages:
-                stats.messages += 1
-                yield message
+        handle.seek(start_offset)
+        offset, number = start_offset, start_line
+        stats.end_offset, stats.end_line = offset, number
+        for raw in handle:
+            if complete_only and not raw.endswith(b"\n"):
+                break
+            offset += len(raw)
+            number += 1
+            if raw.strip():
+                try:
+                    record = loads(raw)
+                except ValueError as exc:
+                    stats.warn(number, f"malformed JSON ({getattr(exc, 'msg', exc)})")
+                    record = None
+                if record is not None:
+                    messages = _plain_message(record, where, number)
+                    if messages is None:
+                        messages = record_messages(record, f"{where}{number}", stats)
+                    if messages is None:
+                        stats.warn(
+                            number, "not a message record (no role/content, type or mapping)"
+                        )
+                    else:
+                        for message in messages:
+                            stats.messages += 1
+                            yield message
+            stats.end_offset, stats.end_line = offset, number
+
+
+def _plain_message(record: Any, where: str, number: int) -> list[Message] | None:
+    """Fast path for the common generic record; None sends it to `record_messages`."""
+    if type(record) is not dict:
+        return None
+    content = record.get("content")
+    if type(content) is not str or "summary" in record or "type" in record:
+        return None
+    role = normalise_role(record.get("role"))
+    if role is None:
+        return None
+    session = record.get("session_id") or record.get("sessionId") or ""
+    stamp = record.get("timestamp") or record.get("time") or record.get("created_at") or ""
+    return [
+        Message(
+            role,
+            content,
+            session if type(session) is str else str(session),
+            stamp if type(stamp) is str else str(stamp),
+            f"{where}{number}",
+            record.get("kind") or "text",
+        )
+    ]
 
 
 def record_messages(record: Any, locator: str, stats: ReadStats) -> list[Message] | None:

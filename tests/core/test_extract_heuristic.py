@@ -201,3 +201,18 @@ def test_dev_candidates_cover_most_expected_facts() -> None:
         ):
             found += 1
     assert found >= len(expected) * 0.6
+
+
+def test_quick_score_agrees_with_score_above_the_threshold() -> None:
+    from memdesk.core.extract.heuristic import THRESHOLD, quick_score, score, split_statements
+
+    messages = list(read_messages(DEV / "transcripts.jsonl"))
+    for message in messages:
+        if message.role != "user":
+            continue
+        for piece in split_statements(message.text):
+            full = score(piece, "user")[0]
+            quick = quick_score(piece, "user")
+            assert (full > THRESHOLD) == (quick > THRESHOLD), piece
+            if full > THRESHOLD:
+                assert quick == pytest.approx(full), piece
