@@ -93,7 +93,7 @@ def stats(samples: list[float]) -> tuple[float, float]:
     return statistics.median(samples) * 1000, p95 * 1000
 
 
-async def poll(predicate, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+async def poll(predicate, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
     deadline = time.perf_counter() + timeout
     while not predicate():
         if time.perf_counter() > deadline:
@@ -122,8 +122,9 @@ async def bench_append(root: Path, rounds: int) -> list[float]:
     store = Store.open(root)
     app = build_app(store, watch=True, services=Services(store, load_model=False))
     out: list[float] = []
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=SIZE):
+        await poll(lambda: app.services.loaded and app.data_version > 0, timeout=120)
+        await asyncio.sleep(0.2)
         for i in range(rounds):
             text = f"remember: bench fact number {i} for the append latency"
             t0 = time.perf_counter()
@@ -215,13 +216,24 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument(
+        "--cache", type=Path, help="keep the generated store here and reuse it next time"
+    )
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="memdesk-tui-bench-"))
     t0 = time.perf_counter()
     big = tmp / "big"
-    big.mkdir()
-    make_store(big, args.entries)
-    print(f"built a {args.entries}-entry store in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    cached = args.cache / f"store-{args.entries}" if args.cache else None
+    if cached is not None and cached.is_dir():
+        shutil.copytree(cached, big)
+    else:
+        big.mkdir()
+        make_store(big, args.entries)
+        if cached is not None:
+            shutil.copytree(big, cached)
+    print(
+        f"store of {args.entries} entries ready in {time.perf_counter() - t0:.1f}s", file=sys.stderr
+    )
     demo = copy_demo_project(tmp / "demo")
     Store.open(demo).render_memory_md()
     demo_base = copy_demo_project(tmp / "demo-base")

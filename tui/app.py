@@ -142,9 +142,12 @@ class MemdeskApp(App[int]):
         for problem in self.keymap_problems:
             self.notify(problem, title="settings [keys]", severity="warning", timeout=8)
         if self.watch_files:
-            globs = _transcript_globs(self.store)
+            globs, inbox = _sources(self.store)
             self.watcher = Watcher(
-                self.store.root, lambda ch: self.post_message(FilesChanged(ch)), globs
+                self.store.root,
+                lambda ch: self.post_message(FilesChanged(ch)),
+                globs,
+                inbox=inbox,
             )
             self.watcher.start()
         if self.services.load_model:
@@ -272,6 +275,11 @@ class MemdeskApp(App[int]):
                     if ingest_path is not None and path.exists():
                         result = ingest_path(self.store, path)
                         fresh.extend(_as_entries(result))
+                        problem = getattr(result, "error", "")
+                        if problem:
+                            self.call_from_thread(
+                                self.notify, f"{path.name}: {problem}", severity="warning"
+                            )
         self.call_from_thread(self._after_ingest, fresh, bool(changes.entries))
 
     def _after_ingest(self, fresh: list[Any], entries_changed: bool) -> None:
@@ -402,13 +410,19 @@ class MemdeskApp(App[int]):
         self.write(which, lambda: getattr(self.store, which)(actor=ACTOR), done)
 
 
-def _transcript_globs(store: Store) -> list[str]:
+def _sources(store: Store) -> tuple[list[str], bool]:
+    """`[sources] transcripts` globs and `inbox` (validated by core where it exists)."""
     try:
         sources = store.settings.get("sources", {})
     except StoreError:
-        return []
-    globs = sources.get("transcripts", []) if isinstance(sources, dict) else []
-    return [g for g in globs if isinstance(g, str)] if isinstance(globs, list) else []
+        return [], True
+    if not isinstance(sources, dict):
+        return [], True
+    globs = sources.get("transcripts", [])
+    if isinstance(globs, str):
+        globs = [globs]
+    globs = [g for g in globs if isinstance(g, str)] if isinstance(globs, list) else []
+    return globs, sources.get("inbox", True) is not False
 
 
 def _optional_ingest_path():  # type: ignore[no-untyped-def]

@@ -16,6 +16,7 @@ rest of the write arrives in the window's report.
 from __future__ import annotations
 
 import fnmatch
+import os
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -44,12 +45,20 @@ class WatchedChanges:
 class PathClassifier:
     """Decides which watched category a path belongs to (or none)."""
 
-    def __init__(self, root: Path, transcript_globs: Iterable[str] = ()) -> None:
+    def __init__(
+        self, root: Path, transcript_globs: Iterable[str] = (), *, inbox: bool = True
+    ) -> None:
         self.root = root.resolve()
         self.memory_md = self.root / "MEMORY.md"
         self.entries_dir = self.root / ".memdesk" / "entries"
         self.inbox_dir = self.root / ".memdesk" / "inbox"
-        self.globs = [g for g in transcript_globs if isinstance(g, str) and g]
+        self.inbox = inbox
+        # Globs are relative to the working directory, or absolute / `~/...`.
+        self.globs = [
+            (self.root / Path(os.path.expanduser(g))).as_posix()
+            for g in transcript_globs
+            if isinstance(g, str) and g
+        ]
 
     def add(self, changes: WatchedChanges, raw: str) -> None:
         path = Path(raw)
@@ -60,19 +69,16 @@ class PathClassifier:
         elif path.parent == self.entries_dir and path.suffix == ".toml":
             changes.entries.add(path)
         elif self.inbox_dir in path.parents:
-            if not path.name.startswith("."):
+            if self.inbox and not path.name.startswith("."):
                 changes.inbox.add(path)
-        else:
-            try:
-                rel = path.relative_to(self.root).as_posix()
-            except ValueError:
-                return
-            if any(fnmatch.fnmatch(rel, g) for g in self.globs):
-                changes.transcripts.add(path)
+        elif any(fnmatch.fnmatch(path.as_posix(), g) for g in self.globs):
+            changes.transcripts.add(path)
 
     def watch_dirs(self) -> list[tuple[Path, bool]]:
         """(folder, recursive) pairs to schedule; never the whole tree (think node_modules)."""
-        dirs: dict[Path, bool] = {self.root: False, self.entries_dir: False, self.inbox_dir: True}
+        dirs: dict[Path, bool] = {self.root: False, self.entries_dir: False}
+        if self.inbox:
+            dirs[self.inbox_dir] = True
         for pattern in self.globs:
             parts = Path(pattern).parts
             fixed: list[str] = []
@@ -81,7 +87,7 @@ class PathClassifier:
                     break
                 fixed.append(part)
             recursive = len(fixed) < len(parts) - 1 or "**" in pattern
-            folder = self.root.joinpath(*fixed) if fixed else self.root
+            folder = Path(*fixed)
             dirs[folder] = dirs.get(folder, False) or recursive
         return [(d, r) for d, r in dirs.items() if d.is_dir()]
 
@@ -109,8 +115,10 @@ class Watcher:
         on_changes: Callable[[WatchedChanges], None],
         transcript_globs: Iterable[str] = (),
         coalesce: float = COALESCE_SECONDS,
+        *,
+        inbox: bool = True,
     ) -> None:
-        self.classifier = PathClassifier(root, transcript_globs)
+        self.classifier = PathClassifier(root, transcript_globs, inbox=inbox)
         self.on_changes = on_changes
         self.coalesce = coalesce
         self._pending = WatchedChanges()

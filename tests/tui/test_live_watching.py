@@ -60,7 +60,9 @@ async def test_entry_file_edited_on_disk_is_reloaded(store: Store) -> None:
 
 
 def test_paths_are_classified_and_temp_files_ignored(tmp_path: Path) -> None:
-    classifier = PathClassifier(tmp_path, ["transcripts/*.jsonl"])
+    classifier = PathClassifier(
+        tmp_path, ["transcripts/*.jsonl", str(tmp_path / "elsewhere/*/*.jsonl")]
+    )
     changes = WatchedChanges()
     for name in (
         "MEMORY.md",
@@ -70,12 +72,16 @@ def test_paths_are_classified_and_temp_files_ignored(tmp_path: Path) -> None:
         "transcripts/s1.jsonl",
         "transcripts/notes.txt",
         "src/main.rs",
+        "elsewhere/agent/s2.jsonl",
     ):
         classifier.add(changes, str(tmp_path / name))
     assert changes.memory_md
     assert changes.entries == {tmp_path / ".memdesk/entries/a.toml"}
     assert changes.inbox == {tmp_path / ".memdesk/inbox/chat.json"}
-    assert changes.transcripts == {tmp_path / "transcripts/s1.jsonl"}
+    assert changes.transcripts == {
+        tmp_path / "transcripts/s1.jsonl",
+        tmp_path / "elsewhere/agent/s2.jsonl",
+    }
 
 
 def test_bursts_are_coalesced_and_the_first_event_is_not_delayed(tmp_path: Path) -> None:
@@ -99,3 +105,19 @@ def test_bursts_are_coalesced_and_the_first_event_is_not_delayed(tmp_path: Path)
     assert got.wait(5)
     assert len(reports) == 2 and len(reports[1].entries) == 20  # one report for the burst
     watcher.stop()
+
+
+async def test_a_transcript_dropped_in_the_inbox_becomes_candidates(store: Store) -> None:
+    import json
+
+    root = store.root
+    app = make_app(store, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        messages = [
+            {"role": "user", "content": "记住：预览服务器的端口改成 4400 了，4317 不再使用"},
+            {"role": "assistant", "content": "好的。"},
+        ]
+        drop = root / ".memdesk" / "inbox" / "chat.jsonl"
+        drop.write_text("\n".join(json.dumps(m, ensure_ascii=False) for m in messages) + "\n")
+        await wait_for(pilot, lambda: any("4400" in s for s in summaries(app)), timeout=10)
