@@ -28,6 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
+from textual.screen import ModalScreen
 from textual.worker import Worker, WorkerState
 
 ACTOR = "tui"
@@ -38,6 +39,12 @@ LAZY_SCREENS: dict[str, tuple[str, str]] = {
     "context": ("memdesk.tui.screens.context_preview", "ContextPreviewScreen"),
     "stats": ("memdesk.tui.screens.stats", "StatsScreen"),
 }
+
+
+DESK_ACTIONS = frozenset(
+    {"quit", "help", "show_queue", "show_browser", "show_conflicts", "show_context"}
+    | {"show_stats", "undo", "redo"}
+)
 
 
 class StoreChanged(Message):
@@ -125,6 +132,12 @@ class MemdeskApp(App[int]):
         keymap, self.keymap_problems = load_keymap(self.store)
         if keymap:
             self.set_keymap(keymap)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Desk keys are off while a dialog is open (a `q` in the picker must not quit)."""
+        if isinstance(self.screen, ModalScreen) and action in DESK_ACTIONS:
+            return False
+        return True
 
     # -- start / stop ------------------------------------------------------------
     def on_mount(self) -> None:

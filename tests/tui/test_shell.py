@@ -129,3 +129,18 @@ async def test_quit_exits_cleanly(store: Store) -> None:
         await pilot.pause()
     assert app.return_code == 0
     assert app.watcher is None
+
+
+async def test_desk_keys_are_off_while_a_dialog_is_open(store: Store) -> None:
+    from memdesk.tui.screens.dialogs import PickEntryScreen
+
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickEntryScreen))
+        await pilot.press("q", "b")  # typed while the option list has focus
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, PickEntryScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, QueueScreen))
