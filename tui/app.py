@@ -135,9 +135,7 @@ class MemdeskApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Desk keys are off while a dialog is open (a `q` in the picker must not quit)."""
-        if isinstance(self.screen, ModalScreen) and action in DESK_ACTIONS:
-            return False
-        return True
+        return not (isinstance(self.screen, ModalScreen) and action in DESK_ACTIONS)
 
     # -- start / stop ------------------------------------------------------------
     def on_mount(self) -> None:

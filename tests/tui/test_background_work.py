@@ -7,14 +7,13 @@ import threading
 from typing import Any
 
 import pytest
-from textual.widgets import ProgressBar
-from tui_helpers import SIZE, TODAY, ready, wait_for
-
 from memdesk.core.store import Store
 from memdesk.tui.app import build_app
 from memdesk.tui.screens.dialogs import ErrorDialog
 from memdesk.tui.screens.help import HelpScreen
 from memdesk.tui.services import Services
+from textual.widgets import ProgressBar
+from tui_helpers import SIZE, TODAY, ready, wait_for
 
 pytestmark = pytest.mark.anyio
 
