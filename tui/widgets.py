@@ -51,11 +51,16 @@ def header_content(directory: str, counts: dict[str, int], status: str = "") -> 
             n=str(counts.get("candidates", 0)),
         ),
         Content.from_markup(
-            "[$error]$n[/] conflicts" if counts.get("conflicts") else "$n conflicts",
+            "[$error]$n[/] $w" if counts.get("conflicts") else "$n $w",
             n=str(counts.get("conflicts", 0)),
+            w="conflict" if counts.get("conflicts") == 1 else "conflicts",
         ),
         Content.from_markup("$n due to expire", n=str(counts.get("due", 0))),
-        Content.from_markup("$n entries", n=str(counts.get("entries", 0))),
+        Content.from_markup(
+            "$n $w",
+            n=str(counts.get("entries", 0)),
+            w="entry" if counts.get("entries") == 1 else "entries",
+        ),
     ]
     if status:
         parts.append(Content.from_markup("[$text-muted]$s[/]", s=status))
