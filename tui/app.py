@@ -239,7 +239,17 @@ class MemdeskApp(App[int]):
 
     def _refresh(self) -> None:
         self._refresh_scheduled = False
-        if self.services.loaded:  # else load_entries refreshes when it is done
+        if not self.services.loaded:
+            return  # load_entries refreshes when it is done
+        # Usually only a few entries need re-reading: do it here, unless a write holds
+        # the store (then a worker waits for it, not the UI).
+        if not self._marker_paths and self.services.lock.acquire(blocking=False):
+            try:
+                counts = self.services.counts()
+            finally:
+                self.services.lock.release()
+            self._show_counts(counts)
+        else:
             self.refresh_counts()
 
     @work(thread=True, exit_on_error=False, group="refresh")
