@@ -54,6 +54,27 @@ unit = "tokens"          # tokens | chars
 """
 
 
+# What is local to one checkout (derived or in-flight) stays out of git.
+GITIGNORE = """\
+# derived from the entries, or local to this checkout
+index/
+lock
+retired/
+conflicts/
+pending-batch.json
+memory_md.json
+ingest_state.json
+"""
+# The journal is append-only: a union merge keeps both branches' records. Entry files
+# merge field by field with `memdesk merge-driver` once git is told about it (see
+# `memdesk merge-driver --install`); without that, git's text merge leaves markers that
+# memdesk offers as a conflict.
+GITATTRIBUTES = """\
+journal.jsonl merge=union
+entries/*.toml merge=memdesk
+"""
+
+
 class StoreError(Exception):
     """A store operation that cannot be done; the message says why, for a person."""
 
@@ -134,9 +155,10 @@ class Store:
             (meta / sub).mkdir(parents=True, exist_ok=True)
         gitignore = meta / ".gitignore"
         if not gitignore.exists():
-            atomic_write_text(
-                gitignore, "# derived, rebuilt from entries\nindex/\nlock\nretired/\n"
-            )
+            atomic_write_text(gitignore, GITIGNORE)
+        gitattributes = meta / ".gitattributes"
+        if not gitattributes.exists():
+            atomic_write_text(gitattributes, GITATTRIBUTES)
         settings = meta / "settings.toml"
         if not settings.exists():
             atomic_write_text(settings, DEFAULT_SETTINGS)
