@@ -231,7 +231,7 @@ class Store:
             seen.add(child.name)
             try:
                 st = child.stat(follow_symlinks=True)
-                key = (st.st_mtime_ns, st.st_size)
+                key = _file_key(st)
             except OSError:
                 key = (-1, -1)
             cached = self._files.get(child.name)
@@ -274,7 +274,7 @@ class Store:
             return None
         try:
             st = path.stat()
-            key = (st.st_mtime_ns, st.st_size)
+            key = _file_key(st)
         except OSError:
             return None
         cached = self._files.get(path.name)
@@ -313,7 +313,7 @@ class Store:
 
     @property
     def version(self) -> int:
-        """Grows with every commit (any process): a cheap cache key for derived views."""
+        """Changes with every commit (any process): a cheap cache key for derived views."""
         self._scan()
         try:
             journal_size = os.stat(self.journal.path).st_size
@@ -393,7 +393,7 @@ class Store:
                 write_entry_file(path, op.after, durable=one_by_one)
                 with contextlib.suppress(OSError):  # we know what we wrote: no re-read
                     st = path.stat()
-                    self._files[path.name] = (st.st_mtime_ns, st.st_size, op.after.copy())
+                    self._files[path.name] = (*_file_key(st), op.after.copy())
         if one_by_one:
             fsync_dir(self.entries_dir)
         else:
@@ -814,6 +814,11 @@ def _apply(entry: Entry, changes: dict[str, Any]) -> Entry:
         return Entry.from_dict(_no_nulls(data))
     except EntryError as exc:
         raise StoreError(str(exc)) from exc
+
+
+def _file_key(st: os.stat_result) -> tuple[int, int]:
+    """Changes whenever the file does: every write is a rename, so a new inode too."""
+    return (st.st_ino, st.st_mtime_ns * 1_000_003 + st.st_size)
 
 
 def _content(data: dict[str, Any] | None) -> dict[str, Any] | None:
