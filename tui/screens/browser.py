@@ -33,6 +33,7 @@ class BrowserScreen(Screen[None]):
         super().__init__()
         self.store = store
         self.services = services
+        self._stale = False
         self.rows: list[Entry] = []
         self.search_ids: list[str] | None = None  # None: no query
         self._debounce: Timer | None = None
@@ -52,6 +53,18 @@ class BrowserScreen(Screen[None]):
                 yield Static(id="browser-detail-text")
         yield Footer()
 
+    def _data_changed(self, _version: int) -> None:
+        """Reload now if shown; a screen in the background reloads when it comes back."""
+        if self.is_current or self in self.app.screen_stack:  # shown, maybe under a dialog
+            self.refresh_results()
+        else:
+            self._stale = True
+
+    def on_screen_resume(self) -> None:
+        if self._stale:
+            self._stale = False
+            self.refresh_results()
+
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_column("id", key="id", width=9)
@@ -61,7 +74,7 @@ class BrowserScreen(Screen[None]):
         table.add_column("conf", key="conf", width=6)
         table.add_column("summary", key="summary", width=SUMMARY_WIDTH)
         table.add_column("updated", key="updated", width=10)
-        self.watch(self.app, "data_version", lambda _v: self.refresh_results(), init=False)
+        self.watch(self.app, "data_version", self._data_changed, init=False)
         self.reload()
         table.focus()
 

@@ -55,6 +55,7 @@ class QueueScreen(Screen[None]):
         super().__init__()
         self.store = store
         self.services = services
+        self._stale = False
         self.selected: set[str] = set()
         self.hidden: set[str] = set()  # acted on; the write is still on its way
         self.rows: list[Entry] = []
@@ -70,6 +71,18 @@ class QueueScreen(Screen[None]):
                 yield Static(id="queue-detail-text")
         yield Footer()
 
+    def _data_changed(self, _version: int) -> None:
+        """Reload now if shown; a screen in the background reloads when it comes back."""
+        if self.is_current or self in self.app.screen_stack:  # shown, maybe under a dialog
+            self.reload()
+        else:
+            self._stale = True
+
+    def on_screen_resume(self) -> None:
+        if self._stale:
+            self._stale = False
+            self.reload()
+
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_column(" ", key="mark", width=1)
@@ -80,7 +93,7 @@ class QueueScreen(Screen[None]):
         table.add_column("scope", key="scope", width=9)
         table.add_column("conf", key="conf", width=6)
         table.add_column("source", key="source")
-        self.watch(self.app, "data_version", lambda _v: self.reload(), init=False)
+        self.watch(self.app, "data_version", self._data_changed, init=False)
         self.reload()
         table.focus()
 
