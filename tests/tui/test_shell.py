@@ -9,6 +9,7 @@ from memdesk.core.store import Store
 from memdesk.tui.screens.browser import BrowserScreen
 from memdesk.tui.screens.help import HelpScreen
 from memdesk.tui.screens.queue import QueueScreen
+from textual.command import CommandList, CommandPalette
 from textual.widgets import Input, Select
 from tui_helpers import SIZE, make_app, ready, wait_for
 
@@ -72,10 +73,14 @@ async def test_command_palette_runs_an_action(store: Store) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"Approve")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        hits = app.screen.query_one(CommandList)
+        await wait_for(
+            pilot,
+            lambda: hits.option_count > 0 and "Approve" in str(hits.get_option_at_index(0).prompt),
+        )
+        await pilot.press("down", "enter")
         await wait_for(pilot, lambda: store.get("cand-001").status == "confirmed")
 
 
