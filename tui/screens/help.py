@@ -35,14 +35,15 @@ class HelpScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("key", "action", "binding id")
-        seen: set[tuple[str, str]] = set()
-        # The desk's own bindings (with ids, remappable) first, then widget navigation.
-        ordered = sorted(self.rows, key=lambda row: not row[2])
-        for key, description, binding_id, _tooltip in ordered:
-            if (description, binding_id) in seen:
-                continue
-            seen.add((description, binding_id))
-            table.add_row(key, description, binding_id)
+        # One row per action, all its keys together; the desk's own bindings (with
+        # ids, remappable) first, then widget navigation.
+        keys: dict[tuple[str, str], list[str]] = {}
+        for key, description, binding_id, _tooltip in self.rows:
+            shown = keys.setdefault((description, binding_id), [])
+            if key not in shown:
+                shown.append(key)
+        for (description, binding_id), shown in sorted(keys.items(), key=lambda kv: not kv[0][1]):
+            table.add_row(", ".join(shown), description, binding_id)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)
