@@ -40,8 +40,9 @@ class Services:
     # `invalidate` for every store commit and every entry file the watcher reports.
     # Reading a clean cache takes no lock, so the UI never waits on a slow write.
     _cache: dict[str, Entry] | None = field(default=None, repr=False)
-    _sorted: list[Entry] | None = field(default=None, repr=False)
     _dirty: set[str] = field(default_factory=set, repr=False)
+    _generation: int = field(default=0, repr=False)  # bumped by every invalidate
+    _sorted: tuple[int, list[Entry]] | None = field(default=None, repr=False)
     _marker_ids: set[str] | None = field(default=None, repr=False)
 
     # -- store access --------------------------------------------------------------
@@ -51,17 +52,17 @@ class Services:
 
     def entries(self) -> list[Entry]:
         """Every entry, oldest first (created, then id)."""
-        cached = self._sorted
-        if cached is not None and self._cache is not None and not self._dirty:
-            return cached
+        ready = self._sorted
+        if ready is not None and ready[0] == self._generation:
+            return ready[1]
         with self.lock:
+            generation = self._generation  # read first: a later invalidate re-dirties
             if self._cache is None:
                 import time
 
                 t0 = time.perf_counter()
                 self._dirty.clear()
                 self._cache = {e.id: e for e in self.store.entries()}
-                self._sorted = None
                 self.timings["load"] = time.perf_counter() - t0
             while self._dirty:
                 entry_id = self._dirty.pop()
@@ -70,20 +71,20 @@ class Services:
                     self._cache.pop(entry_id, None)
                 else:
                     self._cache[entry_id] = entry
-                self._sorted = None
-            if self._sorted is None:
-                self._sorted = sorted(self._cache.values(), key=lambda e: (e.created, e.id))
-            return self._sorted
+            ordered = sorted(self._cache.values(), key=lambda e: (e.created, e.id))
+            self._sorted = (generation, ordered)
+            return ordered
 
     def invalidate(self, ids: Iterable[str] | None = None) -> None:
         """Forget what changed: the named entries, or everything (ids=None)."""
         if ids is None:
             with self.lock:
                 self._cache = None
-                self._sorted = None
                 self._marker_ids = None
+                self._generation += 1
         else:
             self._dirty.update(ids)
+            self._generation += 1
 
     def recheck_markers(self, paths: Iterable[Path]) -> None:
         """Entry files changed on disk: note which now hold git conflict markers

@@ -149,3 +149,21 @@ async def test_desk_keys_are_off_while_a_dialog_is_open(store: Store) -> None:
         assert app.is_running and isinstance(app.screen, PickEntryScreen)
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, QueueScreen))
+
+
+async def test_browser_expires_a_confirmed_entry(store: Store) -> None:
+    root = store.root
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: bool(getattr(app.screen, "rows", None)))
+        browser = app.screen
+        table = browser.query_one("#browser-table")
+        table.move_cursor(row=[e.id for e in browser.rows].index("lan-013"))
+        await pilot.pause()
+        await pilot.press("x")
+        path = root / ".memdesk" / "entries" / "lan-013.toml"
+        await wait_for(pilot, lambda: tomllib.loads(path.read_text("utf-8"))["status"] == "expired")
+        await wait_for(pilot, lambda: browser.current_entry().status == "expired")
+        assert "Release builds are cut" not in (root / "MEMORY.md").read_text("utf-8")

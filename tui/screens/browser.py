@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from memdesk.core.entry import KINDS, SCOPES, STATUSES, Entry
 from memdesk.core.store import Store
+from memdesk.tui.screens.entry_actions import edit_entry, set_status
 from memdesk.tui.services import Services
 from memdesk.tui.widgets import DeskHeader, entry_detail
 from textual import on, work
@@ -26,6 +27,9 @@ SUMMARY_WIDTH = 46
 class BrowserScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_search", "Search", id="focus_search"),
+        Binding("a", "approve", "Approve", id="approve"),
+        Binding("e", "edit", "Edit", id="edit"),
+        Binding("x", "expire", "Expire", id="expire"),
         Binding("escape", "focus_table", "List", id="focus_table", show=False),
     ]
 
@@ -194,6 +198,26 @@ class BrowserScreen(Screen[None]):
         self.query_one("#browser-detail-text", Static).update(
             entry_detail(entry, history=history, links=links)
         )
+
+    def _status(self, label: str, method: str, allowed: tuple[str, ...]) -> None:
+        entry = self.current_entry()
+        if entry is None:
+            return
+        if entry.status not in allowed:
+            self.notify(f"{entry.id} is {entry.status}: cannot be {label}", severity="warning")
+            return
+        set_status(self, [entry.id], label, method)
+
+    def action_approve(self) -> None:
+        self._status("approved", "approve", ("candidate", "expired"))
+
+    def action_expire(self) -> None:
+        self._status("expired", "expire", ("candidate", "confirmed"))
+
+    def action_edit(self) -> None:
+        entry = self.current_entry()
+        if entry is not None:
+            edit_entry(self, entry)
 
     def action_focus_search(self) -> None:
         self.query_one("#browser-search", Input).focus()

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from memdesk.core.entry import Entry
 from memdesk.core.store import Store
+from memdesk.tui.screens.entry_actions import ACTOR, edit_entry, set_status
 from memdesk.tui.services import Services
 from memdesk.tui.widgets import DeskHeader, entry_detail
 from textual.app import ComposeResult
@@ -21,7 +22,6 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-ACTOR = "tui"
 SUMMARY_WIDTH = 36
 
 
@@ -218,13 +218,10 @@ class QueueScreen(Screen[None]):
             return
         self._hide(ids)
 
-        def done(result: Any) -> None:
+        def unhide(_result: Any) -> None:
             self.hidden -= set(ids)
-            if result is not None:
-                shown = ", ".join(ids[:3]) + (f" +{len(ids) - 3}" if len(ids) > 3 else "")
-                self.notify(f"{label}: {shown}  (u to undo)")
 
-        self._write(label, lambda: getattr(self.store, method)(ids, actor=ACTOR), done)
+        set_status(self, ids, label, method, unhide)
 
     def action_approve(self) -> None:
         self._status_action("approved", "approve")
@@ -236,28 +233,9 @@ class QueueScreen(Screen[None]):
         self._status_action("expired", "expire")
 
     def action_edit(self) -> None:
-        from memdesk.tui.screens.dialogs import EditScreen
-
         entry = self.current_entry()
-        if entry is None:
-            return
-        base_version = entry.version  # what the user sees; a later change is merged
-
-        def save(changes: dict[str, Any] | None) -> None:
-            if not changes:
-                return
-
-            def done(result: Any) -> None:
-                if result is not None:
-                    self.notify(f"saved {entry.id} (version {result.version})")
-
-            self._write(
-                "edit",
-                lambda: self.store.edit(entry.id, changes, base_version=base_version, actor=ACTOR),
-                done,
-            )
-
-        self.app.push_screen(EditScreen(entry), save)
+        if entry is not None:
+            edit_entry(self, entry)
 
     def _pick(self, title: str, then: Callable[[Entry, str], Any]) -> None:
         from memdesk.tui.screens.dialogs import PickEntryScreen
