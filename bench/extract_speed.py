@@ -125,6 +125,24 @@ def bench(path: Path, mb: float, label: str, repeats: int) -> dict[str, float]:
     return rates
 
 
+def guard_speed(source: Path) -> None:
+    """screen() runs on every store write: time it on every dev message as an entry."""
+    from memdesk.core.entry import Entry, Source
+
+    texts = [json.loads(line)["content"] for line in source.read_text("utf-8").splitlines()]
+    facts = [Entry(t[:300]) for t in texts]  # summary-sized
+    with_excerpt = [Entry(t[:300], source=Source(excerpt=t)) for t in texts]
+    print(f"\n[guard] screen() on {len(texts)} dev messages as entries (best of 5)")
+    for label, entries in (("summary only", facts), ("summary + full excerpt", with_excerpt)):
+        best = float("inf")
+        for _ in range(5):
+            start = time.perf_counter()
+            for entry in entries:
+                screen(entry)
+            best = min(best, time.perf_counter() - start)
+        print(f"{label:<24} {best / len(entries) * 1e6:8.1f} us/entry")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=50.0, help="size of each generated transcript")
@@ -144,6 +162,7 @@ def main() -> int:
             path.unlink()
     if not args.keep:
         os.rmdir(folder)
+    guard_speed(args.data / "transcripts.jsonl")
     print()
     for mix, rates in results.items():
         ok = rates["heuristic"] >= GOAL_MBPS

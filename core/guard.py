@@ -366,7 +366,7 @@ _INJECTION_RULES: list[tuple[str, re.Pattern[str]]] = [
     (
         "asks to exfiltrate files or secrets",
         re.compile(
-            r"(?i)(?:把|将)?[^\n]{0,40}?"
+            r"(?i)"
             + _SENSITIVE_ZH
             + r"[^\n]{0,40}?(?:发到|发送到|发给|上传到|上传至|传到|提交到|post 到|转发到|同步到)"
             r"\s*(?:https?://|\S+\.[a-z]{2,})"
@@ -400,11 +400,46 @@ _INJECTION_RULES: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# Words each rule cannot match without (lower-case), checked with `in` before its regex
+# runs, in the order of _INJECTION_RULES; None means always run (cheap literal regexes).
+_INJECTION_NEEDLES: list[tuple[str, ...] | None] = [
+    ("ignore", "disregard", "forget", "override", "bypass", "skip"),
+    None,
+    ("system", "mode", "do anything now"),
+    None,
+    ("now", "pretend"),
+    None,
+    (
+        "upload",
+        "send",
+        "post",
+        "exfiltrate",
+        "transmit",
+        "forward",
+        "leak",
+        "email",
+        "copy",
+        "sync",
+        "pipe",
+        "dump",
+    ),
+    ("exfiltrate", "upload", "send"),
+    ("发到", "发送到", "发给", "上传到", "上传至", "传到", "提交到", "post 到", "转发到", "同步到"),
+    None,
+    ("curl", "wget", "iwr", "invoke-webrequest", "base64", "/dev/tcp", "nc", "rm"),
+    ("run", "execute", "without", "not"),
+    None,
+]
+
+
 def detect_injection(text: str) -> str | None:
     """The reason `text` looks like a prompt injection, or None."""
     if not text:
         return None
-    for reason, pattern in _INJECTION_RULES:
+    lowered = text.lower()
+    for (reason, pattern), needles in zip(_INJECTION_RULES, _INJECTION_NEEDLES, strict=True):
+        if needles is not None and not any(n in lowered for n in needles):
+            continue
         if pattern.search(text):
             return reason
     return None

@@ -251,3 +251,17 @@ def test_dev_expected_facts_pass_unchanged() -> None:
         verdict = screen(Entry(fact["summary"]))
         assert verdict.entry is not None and verdict.entry.summary == fact["summary"]
         assert verdict.reasons == []
+
+
+def test_screening_twice_changes_nothing_more() -> None:
+    """Writers screen before the Store screens again: the second pass must be a no-op."""
+    texts = [json.loads(line)["content"] for line in (DEV / "transcripts.jsonl").read_text("utf-8").splitlines()]
+    for text in texts:
+        first = screen(Entry(text[:300], source=Source(excerpt=text)))
+        if first.entry is None:
+            continue
+        second = screen(first.entry)
+        assert second.entry is not None, text[:80]
+        assert second.entry.summary == first.entry.summary
+        assert second.entry.source.excerpt == first.entry.source.excerpt
+        assert second.redactions == 0
