@@ -255,7 +255,10 @@ def test_dev_expected_facts_pass_unchanged() -> None:
 
 def test_screening_twice_changes_nothing_more() -> None:
     """Writers screen before the Store screens again: the second pass must be a no-op."""
-    texts = [json.loads(line)["content"] for line in (DEV / "transcripts.jsonl").read_text("utf-8").splitlines()]
+    texts = [
+        json.loads(line)["content"]
+        for line in (DEV / "transcripts.jsonl").read_text("utf-8").splitlines()
+    ]
     for text in texts:
         first = screen(Entry(text[:300], source=Source(excerpt=text)))
         if first.entry is None:
