@@ -276,6 +276,11 @@ def signals_of(statement: str, role: str) -> dict[str, float]:
 
 def score(statement: str, role: str) -> tuple[float, dict[str, float]]:
     found = signals_of(statement, role)
+    if role == "note":
+        # A line of a daily log / notes file was written down on purpose: it is a
+        # candidate (low confidence) even without a cue; cues can raise it.
+        best = max([0.7, *found.values()])
+        return best, found
     if not found:
         return 0.0, found
     best = max(found.values())
@@ -285,8 +290,6 @@ def score(statement: str, role: str) -> tuple[float, dict[str, float]]:
             best -= 0.4
         if _cue("one_off", ONE_OFF, statement, lowered):
             best -= 0.35
-    if role == "note":  # already a written note: a stated fact is enough
-        best = max(best, 0.7)
     return best, found
 
 
