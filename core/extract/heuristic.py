@@ -201,6 +201,15 @@ _EVENT = re.compile(
     re.IGNORECASE,
 )
 
+# Hedged statements are guesses, not facts (seed 004: no model guesses). Not refused by
+# the guard (a person may keep an idea on purpose), but not extracted either.
+HEDGE = re.compile(
+    r"^\s*(?:maybe|perhaps|probably|possibly|i think|i guess|i suspect|i assume|it might|"
+    r"might be|not sure|could be)\b|^\s*(?:可能|也许|大概|或许|应该是|我觉得可能|我猜|不确定是否)|"
+    r"\b(?:i'm not sure|i am not sure|my guess is)\b|(?:猜测|推测)(?:是|可能)",
+    re.IGNORECASE,
+)
+
 SIGNAL_SCORES: dict[str, float] = {
     "explicit": 0.95,
     "milestone": 0.85,
@@ -239,6 +248,9 @@ _GATES: dict[str, re.Pattern[str]] = {
         "stated": "是|叫|为|用|装在|放在|在|单位|默认|最大|上限|参数|is|are|was|use|run|live",
         "request": "帮|请|麻烦|你|看下|看看|查|能不能|可不可以|要不要|can you|could you|would you|"
         "please|let me|let's see|how do|what|why|is there|?|？|吗|write me",
+        "hedge": "maybe|perhaps|probably|possibly|i think|i guess|i suspect|i assume|it might|"
+        "might be|not sure|could be|可能|也许|大概|或许|应该是|我觉得可能|我猜|不确定是否|"
+        "my guess is|猜测|推测",
         "one_off": "今天|今晚|明天|刚才|这次|这一次|先别|等会|一会儿|试试|试一下|可以删掉|删掉吧|today|"
         "tonight|tomorrow|this time|for this one|right now|for now",
     }.items()
@@ -254,7 +266,9 @@ def signals_of(statement: str, role: str) -> dict[str, float]:
     found: dict[str, float] = {}
     lowered = statement.lower()
     if role == "assistant":
-        if _cue("lesson", LESSON, statement, lowered):
+        if _cue("lesson", LESSON, statement, lowered) and not _cue(
+            "hedge", HEDGE, statement, lowered
+        ):
             found["lesson"] = SIGNAL_SCORES["lesson"]
         return found
     for name, precise in (
@@ -290,6 +304,8 @@ def score(statement: str, role: str) -> tuple[float, dict[str, float]]:
             best -= 0.4
         if _cue("one_off", ONE_OFF, statement, lowered):
             best -= 0.35
+        if _cue("hedge", HEDGE, statement, lowered):
+            best -= 0.3
     return best, found
 
 
@@ -331,6 +347,8 @@ def quick_score(statement: str, role: str, threshold: float = THRESHOLD) -> floa
             best -= 0.4
         if _cue("one_off", ONE_OFF, statement, lowered):
             best -= 0.35
+        if _cue("hedge", HEDGE, statement, lowered):
+            best -= 0.3
     return best
 
 

@@ -232,3 +232,18 @@ def test_daily_log_notes_are_candidates_even_without_cues() -> None:
         ("部署前先跑 `uv run pytest -x`", "high"),
     ]
     assert entries[1].source.commands == ["uv run pytest -x"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        Message("user", "maybe we should always run the linter in CI"),
+        Message("user", "也许以后可以统一用 Parquet"),
+        Message(
+            "assistant", "Probably the root cause is a stale cache; the fix might be a restart."
+        ),
+        Message("assistant", "可能是因为连接池太小导致超时"),
+    ],
+)
+def test_hedged_guesses_are_not_extracted(message: Message) -> None:
+    assert extract_candidates([message], {}) == []
