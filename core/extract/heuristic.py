@@ -550,9 +550,13 @@ def extract_candidates(
     opts = opts or {}
     limit = opts.get("max_candidates")
     seen: set[str] = set()
+    seen_text: set[str] = set()
     out: list[Entry] = []
     for message in messages:
         for item in scored_statements(message, opts):
+            if item.statement in seen_text:
+                continue  # the exact same words again: same hash, skip the hashing
+            seen_text.add(item.statement)
             digest = text_hash(item.statement)
             if digest in seen:
                 continue
