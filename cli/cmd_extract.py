@@ -13,7 +13,7 @@ from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
 from memdesk.core.extract.files import file_candidates
 from memdesk.core.extract.flush import WriteResult, flush, select_new
-from memdesk.core.extract.inbox import ingest_sources
+from memdesk.core.extract.inbox import ingest_sources, looks_binary
 from memdesk.core.extract.messages import Message, ReadStats
 from memdesk.core.extract.readers import record_messages
 from memdesk.core.extract.settings import ExtractSettings
@@ -72,6 +72,8 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
         path = Path(name)
         if not path.is_file():
             raise UserError(f"{name}: no such file")
+        if looks_binary(path):
+            raise UserError(f"{name}: not a text file (binary content)")
         stats = ReadStats(str(path))
         chosen_all: list[Entry] = []
         totals = WriteResult()

@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.atomic import atomic_write_text
+from memdesk.core.context.settings import SettingsError
 from memdesk.core.extract.files import file_candidates
 from memdesk.core.extract.flush import WriteResult, select_new
 from memdesk.core.extract.messages import ReadStats, log
 from memdesk.core.extract.readers import detect_format
 from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.store import StoreError
 
 STATE_FILE = "ingest_state.json"
 INBOX_DIR = "inbox"
@@ -143,7 +145,14 @@ def ingest_path(
     result = IngestResult(path=str(path))
     if not path.is_file():
         return result
-    settings = settings or ExtractSettings.from_mapping(store.settings)
+    if looks_binary(path):
+        result.error = "not a text file (binary content): skipped"
+        return result
+    try:
+        settings = settings or ExtractSettings.from_mapping(store.settings)
+    except (SettingsError, StoreError) as exc:  # the watcher reports it; it must not crash
+        result.error = str(exc)
+        return result
     with store.lock.held():  # one reader per store at a time: offsets stay consistent
         states = load_state(store)
         key = _key(store, path)
@@ -204,6 +213,15 @@ def ingest_path(
         }
         save_state(store, states)
     return result
+
+
+def looks_binary(path: Path) -> bool:
+    """A NUL byte in the first 8 KiB: an image or archive dropped in the inbox, not text."""
+    try:
+        with path.open("rb") as handle:
+            return b"\0" in handle.read(8192)
+    except OSError:
+        return True
 
 
 def _inside(path: Path, folder: Path) -> bool:
