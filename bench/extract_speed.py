@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -170,6 +171,8 @@ def main() -> int:
     if not args.keep:
         os.rmdir(folder)
     guard_speed(args.data / "transcripts.jsonl")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak RSS of this process: {peak:.0f} MiB (transcripts of {args.mb:g} MB each, streamed)")
     print()
     for mix, rates in results.items():
         ok = rates["heuristic"] >= GOAL_MBPS
