@@ -20,11 +20,22 @@ from memdesk.cli.context import CliContext, UserError
 
 # Every `cmd_*.py` module in this package is a verb group (found at start-up, so a new
 # group needs no registration here). Order decides the order in `memdesk --help`.
-COMMAND_ORDER: tuple[str, ...] = ("store", "app", "extract", "search", "context", "consolidate")
+COMMAND_ORDER: tuple[str, ...] = (
+    "store",
+    "app",
+    "extract",
+    "search",
+    "context",
+    "consolidate",
+    "stats",
+    "git",
+)
 
 
 def command_modules() -> list[str]:
-    names = [m.name for m in pkgutil.iter_modules(cli_package.__path__) if m.name.startswith("cmd_")]
+    names = [
+        m.name for m in pkgutil.iter_modules(cli_package.__path__) if m.name.startswith("cmd_")
+    ]
     rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
     names.sort(key=lambda n: (rank.get(n.removeprefix("cmd_"), len(rank)), n))
     return [f"memdesk.cli.{name}" for name in names]
