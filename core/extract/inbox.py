@@ -109,6 +109,39 @@ def source_files(store: Any, settings: ExtractSettings | None = None) -> list[Pa
     return list(unique)
 
 
+def watch_roots(store: Any, settings: ExtractSettings | None = None) -> list[Path]:
+    """Directories a file watcher should watch (recursively) to see every source change:
+    the inbox, and for each transcript glob the deepest folder without a wildcard."""
+    settings = settings or ExtractSettings.from_mapping(store.settings)
+    roots: list[Path] = []
+    if settings.sources.inbox:
+        roots.append(inbox_dir(store).resolve())
+    for pattern in settings.sources.transcripts:
+        expanded = os.path.expanduser(pattern)
+        if not os.path.isabs(expanded):
+            expanded = os.path.join(os.fspath(store.root), expanded)
+        parts = Path(expanded).parts
+        fixed = [p for p in _until_wildcard(parts)]
+        root = Path(*fixed) if fixed else Path(store.root)
+        if root == Path(expanded):  # no wildcard at all: a single file
+            root = root.parent
+        roots.append(root.resolve())
+    unique: list[Path] = []
+    for root in sorted(set(roots), key=lambda p: len(p.parts)):
+        if not any(root.is_relative_to(kept) for kept in unique):
+            unique.append(root)
+    return unique
+
+
+def _until_wildcard(parts: tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        if any(ch in part for ch in "*?["):
+            break
+        out.append(part)
+    return out
+
+
 def is_source(store: Any, path: Path | str, settings: ExtractSettings | None = None) -> bool:
     """Whether a changed path is something `ingest_path` should read (for the watcher)."""
     path = Path(path).resolve()

@@ -160,3 +160,23 @@ def test_bad_settings_are_reported_not_raised(tmp_path: Path) -> None:
     settings(tmp_path, "[extractor]\ntimeout = 0")
     result = ingest_path(store, transcript)
     assert "extractor.timeout" in result.error and result.added == []
+
+
+def test_watch_roots_cover_the_inbox_and_glob_folders(tmp_path: Path) -> None:
+    from memdesk.core.extract.inbox import watch_roots
+
+    store = Store.init(tmp_path)
+    (tmp_path / "logs" / "a").mkdir(parents=True)
+    settings(tmp_path, '[sources]\ntranscripts = ["logs/a/*.jsonl", "logs/**/*.md"]')
+    assert watch_roots(store) == [
+        (tmp_path / "logs").resolve(),  # covers logs/a too
+        (tmp_path / ".memdesk" / "inbox").resolve(),
+    ]
+
+
+def test_watch_roots_for_a_single_file_is_its_folder(tmp_path: Path) -> None:
+    from memdesk.core.extract.inbox import watch_roots
+
+    store = Store.init(tmp_path)
+    settings(tmp_path, '[sources]\ntranscripts = ["notes.md"]\ninbox = false')
+    assert watch_roots(store) == [tmp_path.resolve()]
