@@ -9,11 +9,16 @@ only, split by line, keep non-empty lines that start with a cue prefix
 - recalled `<agent_memory>` blocks are cut out before anything is read (never re-extract
   injected memory); tool outputs and the model's own chatter are not sources;
 - user lines are split into statements, fillers ("顺便说一下", "btw", "记住：") removed;
+  the rest of a line stays with the statement it completes;
 - each statement is scored with seed 001's signals — explicit 0.95, milestone 0.85,
-  lesson 0.8, preference 0.7 — plus a cue-word rule (0.8), a decision (0.8) and a plain
-  stated fact with a concrete detail (0.65); requests, questions and one-off remarks
-  ("今天先别提交") lose points. A statement above 0.6 (seed 001's threshold) becomes a
-  candidate with confidence high (>= 0.9), medium (>= 0.75) or low;
+  lesson 0.8, preference 0.7 — plus a cue-word rule (0.8), a decision (0.8), profile and
+  event cues (0.7) and a plain stated fact with a concrete detail (0.65); requests and
+  questions (-0.4), one-off remarks like "今天先别提交" (-0.35) and hedged guesses like
+  "也许"/"maybe" (-0.3) lose points; a line of a daily log is worth at least 0.7. A
+  statement above 0.6 (seed 001's threshold) becomes a candidate with confidence high
+  (>= 0.9), medium (>= 0.75) or low;
+- statements that carry a secret (a pasted key, a config line) are skipped unless the
+  person explicitly asked to remember them (then the guard redacts them);
 - assistant messages only contribute lessons (root cause and fix), the one thing the
   person rarely restates;
 - kind and scope come from cue words (commands/paths -> project, CI/org/vault -> workspace,
