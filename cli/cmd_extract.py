@@ -17,6 +17,7 @@ from memdesk.core.extract.inbox import ingest_sources, looks_binary
 from memdesk.core.extract.messages import Message, ReadStats
 from memdesk.core.extract.readers import record_messages
 from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.store import StoreError
 
 ACTOR = "cli"
 
@@ -87,7 +88,10 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
         # A file's candidates are written together, after the whole file was read: a
         # failing extractor half-way leaves the store untouched.
         if chosen_all and not args.dry_run:
-            chosen_all = store.add_many(chosen_all, actor=ACTOR, label="extract")
+            try:
+                chosen_all = store.add_many(chosen_all, actor=ACTOR, label="extract")
+            except StoreError as exc:
+                raise UserError(f"{name}: nothing written: {exc}") from exc
         report["files"].append(
             {
                 "path": str(path),

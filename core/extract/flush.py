@@ -161,7 +161,14 @@ def flush(
     )
     if not chosen:
         return result
-    result.added = store.add_many(chosen, actor=actor, label=FLUSH_EVENT)
+    from memdesk.core.store import StoreError
+
+    try:
+        result.added = store.add_many(chosen, actor=actor, label=FLUSH_EVENT)
+    except StoreError as exc:  # e.g. the store's own guard pass: nothing was written
+        log.warning("memory flush wrote nothing: %s", exc)
+        result.error = str(exc)
+        return result
     result.payload = {
         "facts": [entry.summary for entry in result.added],
         "count": len(result.added),

@@ -230,7 +230,11 @@ def ingest_path(
             result.duplicates += written.duplicates
             result.refused += written.refused
             if chosen:
-                result.added += store.add_many(chosen, actor=actor, label="ingest")
+                try:
+                    result.added += store.add_many(chosen, actor=actor, label="ingest")
+                except StoreError as exc:  # offsets not advanced: the next change retries
+                    result.error = str(exc)
+                    return result
         result.messages = stats.messages
         result.skipped_lines = stats.skipped
         result.warnings = stats.warnings
