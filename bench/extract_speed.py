@@ -172,7 +172,9 @@ def main() -> int:
         os.rmdir(folder)
     guard_speed(args.data / "transcripts.jsonl")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"\npeak RSS of this process: {peak:.0f} MiB (transcripts of {args.mb:g} MB each, streamed)")
+    print(
+        f"\npeak RSS of this process: {peak:.0f} MiB (transcripts of {args.mb:g} MB each, streamed)"
+    )
     print()
     for mix, rates in results.items():
         ok = rates["heuristic"] >= GOAL_MBPS
