@@ -1,0 +1,222 @@
+"""Where gather's new facts come from (the pluggable LLM phase of issue 7):
+
+1. `[extractor] command` set: recent transcript messages go to the command as JSON on
+   stdin; it answers JSON candidates. A failing, slow or garbage-answering command is
+   noted in the plan and the heuristics run instead (it never blocks consolidation).
+2. No command: the extraction heuristics (`memdesk.core.extract`) run on the recent
+   messages of the transcripts named in `[sources] transcripts`; the plan says
+   "heuristic: no extractor configured".
+3. No transcripts (or no extraction package): the candidates already in the store.
+
+It also summarises each recent session for the session cache (seed 001).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import json
+import logging
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memdesk.core.consolidate.session_cache import SessionSummary
+from memdesk.core.consolidate.settings import ConsolidationSettings, extractor_command
+from memdesk.core.entry import Entry, EntryError, Source
+
+log = logging.getLogger("memdesk.consolidate")
+NO_EXTRACTOR = "heuristic: no extractor configured"
+_MAX_MESSAGES = 5000  # per run: a consolidation looks at recent sessions, not all history
+
+
+@dataclass
+class Gathered:
+    source: str = "store"  # "extractor" | "heuristic" | "store"
+    categories: dict[str, list[Entry]] = field(default_factory=dict)
+    new_entries: list[Entry] = field(default_factory=list)
+    sessions: list[SessionSummary] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        return {name: len(items) for name, items in self.categories.items()}
+
+
+def _extract_module(name: str) -> Any:
+    try:
+        return importlib.import_module(f"memdesk.core.extract.{name}")
+    except ImportError:
+        return None
+
+
+def _when(text: str) -> dt.datetime | None:
+    if not text:
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+def read_recent_messages(paths: list[str], since: dt.datetime | None) -> list[Any]:
+    readers = _extract_module("readers")
+    if readers is None:
+        return []
+    out: list[Any] = []
+    for path in paths:
+        try:
+            for message in readers.read_messages(Path(path)):
+                when = _when(getattr(message, "timestamp", ""))
+                if since is None or when is None or when > since:
+                    out.append(message)
+        except (OSError, ValueError) as exc:
+            log.warning("consolidate: cannot read %s: %s", path, exc)
+    return out[-_MAX_MESSAGES:]
+
+
+def run_extractor_command(
+    command: list[str] | str, messages: list[Any], timeout: float
+) -> list[Entry]:
+    """Messages as a JSON list on stdin; a JSON list of candidates (or {"candidates": [..]})
+    on stdout. Raises RuntimeError with a one-line reason on any failure."""
+    payload = json.dumps([m.to_json() for m in messages], ensure_ascii=False)
+    try:
+        done = subprocess.run(
+            command,
+            input=payload,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            shell=isinstance(command, str),
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise RuntimeError(f"extractor command timed out after {timeout:g} s") from exc
+    except OSError as exc:
+        raise RuntimeError(f"extractor command could not run: {exc}") from exc
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"extractor command exited {done.returncode}: {done.stderr.strip()[:200]}"
+        )
+    try:
+        answer = json.loads(done.stdout)
+    except ValueError as exc:
+        raise RuntimeError(f"extractor command answered no JSON: {exc}") from exc
+    if isinstance(answer, dict):
+        answer = answer.get("candidates")
+    if not isinstance(answer, list):
+        raise RuntimeError("extractor command must answer a JSON list of candidates")
+    out: list[Entry] = []
+    for item in answer:
+        if isinstance(item, str):
+            item = {"summary": item}
+        if not isinstance(item, dict):
+            continue
+        allowed = {"summary", "kind", "scope", "confidence", "facts", "tags", "valid_until"}
+        data = {k: v for k, v in item.items() if k in allowed and v is not None}
+        try:
+            entry = Entry.from_dict(data)
+        except EntryError as exc:
+            log.warning("extractor candidate skipped: %s", exc)
+            continue
+        entry.status = "candidate"
+        entry.source = Source(origin="extractor", **_source_of(item))
+        out.append(entry)
+    return out
+
+
+def _source_of(item: dict[str, Any]) -> dict[str, str]:
+    source = item.get("source") if isinstance(item.get("source"), dict) else {}
+    return {
+        key: str(source.get(key) or item.get(key) or "")
+        for key in ("session_id", "timestamp", "locator", "excerpt")
+    }
+
+
+def summarise_sessions(
+    messages: list[Any], entries: list[Entry], workflow: str
+) -> list[SessionSummary]:
+    """One SessionSummary per session id among the messages (seed 001 record fields)."""
+    sessions: dict[str, SessionSummary] = {}
+    for message in messages:
+        sid = getattr(message, "session_id", "") or ""
+        if not sid:
+            continue
+        when = _when(getattr(message, "timestamp", ""))
+        summary = sessions.get(sid)
+        if summary is None:
+            summary = sessions[sid] = SessionSummary(
+                workflow, sid, when.timestamp() if when else 0.0
+            )
+        elif when is not None:
+            summary.timestamp = max(summary.timestamp, when.timestamp())
+        if message.role == "user" and not summary.user_input and message.kind == "text":
+            summary.user_input = message.text.strip()[:200]
+    for entry in entries:
+        summary = sessions.get(entry.source.session_id)
+        if summary is None:
+            continue
+        if entry.kind == "decision":
+            summary.decisions_made.append(entry.summary[:200])
+        elif entry.kind == "experience":
+            summary.errors_encountered.append(entry.summary[:200])
+        else:
+            summary.key_outputs.append(entry.summary[:200])
+        for tag in entry.tags:
+            if tag not in summary.topics:
+                summary.topics.append(tag)
+    return sorted(sessions.values(), key=lambda s: s.timestamp)
+
+
+def gather_from_sources(
+    root: Path,
+    paths: list[str],
+    raw_settings: dict[str, Any],
+    since: dt.datetime | None,
+    settings: ConsolidationSettings,
+    workflow: str,
+) -> Gathered:
+    from memdesk.core.consolidate.phases import CATEGORY_OF_KIND
+
+    gathered = Gathered()
+    command = extractor_command(raw_settings)
+    if command is None:
+        gathered.notes.append(NO_EXTRACTOR)
+    if not paths:
+        gathered.notes.append(
+            "gather: no transcripts configured ([sources] transcripts); using the candidate queue"
+        )
+        return gathered
+    heuristic = _extract_module("heuristic")
+    messages = read_recent_messages(paths, since)
+    if _extract_module("readers") is None:
+        gathered.notes.append("gather: transcript readers not installed; using the candidate queue")
+        return gathered
+    entries: list[Entry] | None = None
+    if command is not None:
+        try:
+            entries = run_extractor_command(command, messages, settings.extractor_timeout_seconds)
+            gathered.source = "extractor"
+        except RuntimeError as exc:
+            log.warning("consolidate: %s; falling back to heuristics", exc)
+            gathered.notes.append(f"heuristic: extractor failed ({exc})")
+    if entries is None:
+        if heuristic is None:
+            gathered.notes.append(
+                "gather: extraction heuristics not installed; using the candidate queue"
+            )
+            return gathered
+        entries = heuristic.extract_candidates(messages)
+        gathered.source = "heuristic"
+    gathered.new_entries = entries
+    for entry in entries:
+        gathered.categories.setdefault(CATEGORY_OF_KIND.get(entry.kind, "facts"), []).append(entry)
+    gathered.sessions = summarise_sessions(messages, entries, workflow)
+    gathered.notes.append(
+        f"gather: {len(messages)} message(s) from {len(paths)} transcript(s) since "
+        f"{since.isoformat() if since else 'the beginning'}, {len(entries)} item(s) found "
+        f"({gathered.source})"
+    )
+    return gathered

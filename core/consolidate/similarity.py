@@ -1,0 +1,60 @@
+"""Vectors for finding duplicates and related entries when no embedding model is loaded.
+
+A hashed bag of words (Latin-script words, Chinese characters and character bigrams),
+L2-normalised: cosine on it is a lexical similarity that needs no model, works offline
+for Chinese, English and mixed text, and plugs into the search package's
+`find_duplicates` exactly like a model would. With a model loaded (the search service's
+embedder) consolidation uses the model instead; see `similarity` in `[consolidation]`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+from memdesk.core.search.tokenizer import has_cjk, tokenize
+
+
+def lexical_features(text: str) -> dict[str, float]:
+    tokens = tokenize(text)
+    features: dict[str, float] = {}
+    previous = ""
+    for token in tokens:
+        if has_cjk(token):
+            features[token] = features.get(token, 0.0) + 0.5
+            if previous:
+                bigram = previous + token
+                features[bigram] = features.get(bigram, 0.0) + 1.0
+            previous = token
+        else:
+            features[token] = features.get(token, 0.0) + 1.0
+            previous = ""
+    return features
+
+
+class LexicalEmbedder:
+    """Same interface as core.search.embedder.Embedder (`name`, `dim`, `embed`)."""
+
+    name = "lexical-hash"
+
+    def __init__(self, dim: int = 1024) -> None:
+        self.dim = dim
+        self._bucket_cache: dict[str, int] = {}
+
+    def _bucket(self, feature: str) -> int:
+        bucket = self._bucket_cache.get(feature)
+        if bucket is None:
+            digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+            bucket = int.from_bytes(digest, "little") % self.dim
+            self._bucket_cache[feature] = bucket
+        return bucket
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), np.float32)
+        for row, text in enumerate(texts):
+            for feature, weight in lexical_features(text).items():
+                out[row, self._bucket(feature)] += weight
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
