@@ -211,13 +211,17 @@ def apply(
     settings = settings or consolidation_settings(store.settings)
     chosen = sorted(plan.select(accepted_ids), key=lambda p: (_ORDER[p.action], p.id))
     state = load_state(store.meta_dir)
-    before_size, before_count = memory_size(store.entries())
+    before_entries = {e.id: e for e in store.entries()}
+    before_size, before_count = memory_size(before_entries.values())
     groups: list[str] = []
     changed: list[str] = []
 
     def listen(change: Any) -> None:
-        groups.append(change.group)
-        changed.extend(change.ids)
+        # Only our batch: a commit also re-renders MEMORY.md, which may ingest lines
+        # agents appended there (a separate group by another actor).
+        if change.op == "consolidate" and change.actor == actor:
+            groups.append(change.group)
+            changed.extend(change.ids)
 
     unsubscribe = store.subscribe(listen)
     started = time.perf_counter()
@@ -246,7 +250,12 @@ def apply(
     finally:
         unsubscribe()
     apply_ms = (time.perf_counter() - started) * 1000
-    after_size, after_count = memory_size(store.entries())
+    # Size after = before, with the entries this batch touched replaced by their new state
+    # (entries added meanwhile by others, e.g. MEMORY.md ingestion, are not ours to count).
+    touched = set(changed)
+    after_entries = [e for i, e in before_entries.items() if i not in touched]
+    after_entries += [e for i in touched if (e := store.find(i)) is not None]
+    after_size, after_count = memory_size(after_entries)
     counts = {action: 0 for action in ACTIONS}
     for proposal in chosen:
         counts[proposal.action] += 1 if proposal.action != "merge" else len(proposal.entry_ids) - 1
