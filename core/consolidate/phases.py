@@ -23,13 +23,13 @@ from typing import Any
 
 import numpy as np
 from memdesk.core.consolidate.extractor import Gathered, gather_from_sources
+from memdesk.core.consolidate.pairs import PairThresholds, find_pairs
 from memdesk.core.consolidate.plan import Proposal
 from memdesk.core.consolidate.session_cache import SessionMemoryCache, SessionSummary
 from memdesk.core.consolidate.settings import ConsolidationSettings
 from memdesk.core.consolidate.similarity import LexicalEmbedder
 from memdesk.core.entry import CONFIDENCE_VALUE, Entry
-from memdesk.core.search.duplicates import DuplicatePair, find_duplicates
-from memdesk.core.search.settings import SearchSettings
+from memdesk.core.search.duplicates import DuplicatePair
 from memdesk.core.search.tokenizer import ENGLISH_STOPWORDS, has_cjk, tokenize
 
 log = logging.getLogger("memdesk.consolidate")
@@ -194,17 +194,11 @@ class Similarity:
     """Vectors for a pool of entries, from the search model or lexical hashing."""
 
     embedder: Any
-    search_settings: SearchSettings
     vectors: dict[str, np.ndarray] | None = None
     source: str = "lexical"
 
 
 def similarity_for(services: Any, settings: ConsolidationSettings) -> Similarity:
-    search_settings = SearchSettings(
-        model="none",
-        duplicate_similarity=settings.duplicate_similarity,
-        contradiction_similarity=settings.contradiction_similarity,
-    )
     search = getattr(services, "search", None) if services is not None else None
     model = getattr(search, "embedder", None)
     if settings.similarity == "search" and model is None:
@@ -217,23 +211,14 @@ def similarity_for(services: Any, settings: ConsolidationSettings) -> Similarity
                 vector = vector_of(entry.id)
                 if vector is not None:
                     vectors[entry.id] = vector
-        return Similarity(model, search_settings, vectors, source=f"model {model.name}")
-    return Similarity(LexicalEmbedder(), search_settings, None, source="lexical")
+        return Similarity(model, vectors, source=f"model {model.name}")
+    return Similarity(LexicalEmbedder(), None, source="lexical")
 
 
 def _vectors(pool: Sequence[Entry], sim: Similarity) -> np.ndarray:
     if sim.vectors and all(e.id in sim.vectors for e in pool):
         return np.stack([sim.vectors[e.id] for e in pool]).astype(np.float32)
     return sim.embedder.embed([e.search_text() for e in pool]).astype(np.float32)
-
-
-def _rephrased_as_near(pair: DuplicatePair) -> DuplicatePair:
-    """A "contradiction" found only because two texts are very similar (no change wording,
-    no differing number) is the same fact said twice: merging keeps both wordings (the
-    folded summary becomes a fact of the kept entry), superseding would hide one."""
-    if pair.type == "contradiction" and "(very similar," in pair.reason:
-        return DuplicatePair(pair.a, pair.b, "near", pair.score, "rephrased: " + pair.reason)
-    return pair
 
 
 def _keep_first(group: list[Entry]) -> list[Entry]:
@@ -254,18 +239,15 @@ def consolidate(
     notes: list[str] = []
     proposals: list[Proposal] = []
     by_id = {e.id: e for e in pool}
+    if hasattr(sim.embedder, "fit"):  # lexical: IDF over what is being compared
+        sim.embedder.fit([e.search_text() for e in [*pool, *new_entries]])
     matrix = _vectors(pool, sim) if len(pool) >= 1 else None
-    pairs: list[DuplicatePair] = (
-        find_duplicates(
-            pool,
-            None,
-            vectors={e.id: matrix[i] for i, e in enumerate(pool)} if matrix is not None else None,
-            settings=sim.search_settings,
-            statuses=None,
-        )
-        if len(pool) >= 2
-        else []
+    thresholds = PairThresholds(
+        settings.duplicate_similarity,
+        settings.contradiction_similarity,
+        settings.rephrase_similarity,
     )
+    pairs: list[DuplicatePair] = find_pairs(pool, matrix, thresholds)
     # Duplicates: union-find into clusters, one merge proposal per cluster.
     parent: dict[str, str] = {}
 
@@ -276,7 +258,6 @@ def consolidate(
         return x
 
     reasons: dict[str, list[DuplicatePair]] = {}
-    pairs = [_rephrased_as_near(p) for p in pairs]
     for pair in pairs:
         if pair.type in ("exact", "near"):
             ra, rb = find(pair.a), find(pair.b)
