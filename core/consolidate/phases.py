@@ -27,7 +27,7 @@ from memdesk.core.consolidate.pairs import PairThresholds, find_pairs
 from memdesk.core.consolidate.plan import Proposal
 from memdesk.core.consolidate.session_cache import SessionMemoryCache, SessionSummary
 from memdesk.core.consolidate.settings import ConsolidationSettings
-from memdesk.core.consolidate.similarity import LexicalEmbedder
+from memdesk.core.consolidate.similarity import LexicalEmbedder, shared_feature_pairs
 from memdesk.core.entry import CONFIDENCE_VALUE, Entry
 from memdesk.core.search.duplicates import DuplicatePair
 from memdesk.core.search.tokenizer import ENGLISH_STOPWORDS, has_cjk, tokenize
@@ -247,7 +247,10 @@ def consolidate(
         settings.contradiction_similarity,
         settings.rephrase_similarity,
     )
-    pairs: list[DuplicatePair] = find_pairs(pool, matrix, thresholds)
+    near_candidates = None
+    if isinstance(sim.embedder, LexicalEmbedder):
+        near_candidates = shared_feature_pairs([e.search_text() for e in pool])
+    pairs: list[DuplicatePair] = find_pairs(pool, matrix, thresholds, near_candidates)
     # Duplicates: union-find into clusters, one merge proposal per cluster.
     parent: dict[str, str] = {}
 

@@ -43,8 +43,17 @@ _CN_TOPICS = ("缓存", "日志", "索引", "队列", "网关", "鉴权", "调�
 _CN_VERBS = ("依赖", "调用", "读取", "写入", "封装", "监听", "同步", "校验")
 
 
+_USED: set[str] = set()
+
+
 def _name(rng: random.Random) -> str:
-    return "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(3, 4)))
+    """A made-up identifier, unique within one generated store (background facts must
+    not share names by accident, or they would be related facts, not distinct ones)."""
+    while True:
+        name = "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(3, 5)))
+        if name not in _USED:
+            _USED.add(name)
+            return name
 
 
 def _statement(rng: random.Random) -> tuple[str, str]:
@@ -64,8 +73,17 @@ def _statement(rng: random.Random) -> tuple[str, str]:
     return f"I prefer {a} reviews to start from {b} tests, then the {c} code", "preference"
 
 
+def _port(rng: random.Random, low: int, high: int) -> int:
+    while True:
+        port = rng.randint(low, high)
+        if str(port) not in _USED:
+            _USED.add(str(port))
+            return port
+
+
 def _contradiction_pair(rng: random.Random) -> tuple[str, str, str]:
-    service, old, new = _name(rng), rng.randint(1000, 4999), rng.randint(5000, 9999)
+    service = _name(rng)
+    old, new = _port(rng, 1000, 4999), _port(rng, 5000, 9999)
     if rng.random() < 0.5:
         return (
             f"The {service} server listens on port {old}",
@@ -98,6 +116,7 @@ def generate_store(
 ) -> tuple[Store, Planted]:
     """Create a store under `root` holding `total` entries with `per_class` of each class."""
     rng = random.Random(seed)
+    _USED.clear()
     store = Store.init(root)
     at = now()
     planted = Planted(pairs={c: [] for c in CLASSES[:3]}, ids={c: [] for c in CLASSES[3:]})
