@@ -20,7 +20,7 @@ from memdesk.core.consolidate.metrics import RunMetrics, memory_size
 from memdesk.core.consolidate.session_cache import SessionMemoryCache, SessionSummary
 from memdesk.core.consolidate.settings import ConsolidationSettings, consolidation_settings
 from memdesk.core.consolidate.state import load_state, save_state
-from memdesk.core.entry import Entry, now
+from memdesk.core.entry import Entry, now, text_hash
 
 log = logging.getLogger("memdesk.consolidate")
 
@@ -171,6 +171,25 @@ def _check_current(store: Any, proposal: Proposal) -> None:
             )
 
 
+def fold_into(store: Any, source_id: str, target_id: str, actor: str) -> None:
+    """Like Store.merge_into, but a duplicate's text joins the facts only when it says
+    something in other words: an exact copy (same normalised text) adds nothing."""
+    source, target = store.get(source_id), store.get(target_id)
+    facts = list(target.facts)
+    seen = {text_hash(target.summary), *(text_hash(f) for f in facts)}
+    for fact in [source.summary, *source.facts]:
+        if text_hash(fact) not in seen:
+            seen.add(text_hash(fact))
+            facts.append(fact)
+    tags = [*target.tags, *[t for t in source.tags if t not in target.tags]]
+    related = [*target.related, *[r for r in source.related if r not in target.related]]
+    related = [r for r in related if r not in (source_id, target_id)]
+    store.edit(
+        target_id, {"facts": facts, "tags": tags, "related": related}, actor=actor, op="merge"
+    )
+    store._remove([source_id], "merge", actor)  # journaled as a merge, like merge_into
+
+
 def _apply_one(store: Any, proposal: Proposal, actor: str) -> None:
     _check_current(store, proposal)
     ids = proposal.entry_ids
@@ -180,7 +199,7 @@ def _apply_one(store: Any, proposal: Proposal, actor: str) -> None:
     elif proposal.action == "merge":
         keep, *folded = ids
         for entry_id in folded:
-            store.merge_into(entry_id, keep, actor=actor)
+            fold_into(store, entry_id, keep, actor)
     elif proposal.action == "supersede":
         older, newer = ids
         store.supersede(older, newer, actor=actor)
