@@ -88,9 +88,11 @@ def test_failure_mid_apply_rolls_everything_back_and_counts(tmp_path, caplog):
         with pytest.raises(ConsolidationError) as info:
             apply(store, plan, settings=settings, failpoint=explode)
         assert info.value.failures == attempt and info.value.warning == ""
-    with caplog.at_level(logging.WARNING, logger="memdesk.consolidate"):
-        with pytest.raises(ConsolidationError) as info:
-            apply(store, plan, settings=settings, failpoint=explode)
+    with (
+        caplog.at_level(logging.WARNING, logger="memdesk.consolidate"),
+        pytest.raises(ConsolidationError) as info,
+    ):
+        apply(store, plan, settings=settings, failpoint=explode)
     assert info.value.failures == 3
     assert "failed 3 times in a row" in info.value.warning
     assert "failed 3 times in a row" in caplog.text
