@@ -1,0 +1,1 @@
+"""Screens of the memdesk TUI; each takes the store (and optional services) it shows."""
