@@ -1,12 +1,14 @@
 """Where gather's new facts come from (the pluggable LLM phase of issue 7):
 
-1. `[extractor] command` set: recent transcript messages go to the command as JSON on
-   stdin; it answers JSON candidates. A failing, slow or garbage-answering command is
-   noted in the plan and the heuristics run instead (it never blocks consolidation).
-2. No command: the extraction heuristics (`memdesk.core.extract`) run on the recent
-   messages of the transcripts named in `[sources] transcripts`; the plan says
-   "heuristic: no extractor configured".
-3. No transcripts (or no extraction package): the candidates already in the store.
+1. A plug-in extractor configured (`[extractor] command`, or `callable`): the recent
+   transcript messages go to it through the extraction package's runner
+   (`memdesk.core.extract.run.run_extractor`: JSON messages on stdin, JSON candidates
+   back, with its timeout). A failing, slow or garbage-answering plug-in is noted in the
+   plan and the heuristics run instead: it never blocks consolidation.
+2. No plug-in: the extraction heuristics run on the recent messages of the transcripts
+   named in `[sources] transcripts`; the plan says "heuristic: no extractor configured".
+3. No transcripts (or no extraction package installed): the candidates already in the
+   store are what gather works with.
 
 It also summarises each recent session for the session cache (seed 001).
 """
@@ -74,6 +76,36 @@ def read_recent_messages(paths: list[str], since: dt.datetime | None) -> list[An
         except (OSError, ValueError) as exc:
             log.warning("consolidate: cannot read %s: %s", path, exc)
     return out[-_MAX_MESSAGES:]
+
+
+def run_plugin(
+    raw_settings: dict[str, Any], messages: list[Any], root: Path, timeout: float
+) -> tuple[str, list[Entry] | None, str]:
+    """(name, candidates, error) of the configured plug-in; ("", None, "") when none.
+
+    Uses the extraction package's settings and runner when they are installed (they
+    know every plug-in form); otherwise runs `[extractor] command` directly."""
+    run = _extract_module("run")
+    ext_settings = _extract_module("settings")
+    if run is not None and ext_settings is not None:
+        extractor = ext_settings.ExtractSettings.from_mapping(raw_settings).extractor
+        if extractor.use not in ("command", "callable"):
+            return "", None, ""
+        name = " ".join(extractor.command) if extractor.use == "command" else extractor.callable
+        result = run.run_extractor(messages, extractor, cwd=root)
+        if result.error:
+            return name, None, result.error
+        for entry in result.candidates:
+            entry.status = "candidate"
+        return name, list(result.candidates), ""
+    command = extractor_command(raw_settings)
+    if command is None:
+        return "", None, ""
+    name = command if isinstance(command, str) else " ".join(command)
+    try:
+        return name, run_extractor_command(command, messages, timeout), ""
+    except RuntimeError as exc:
+        return name, None, str(exc)
 
 
 def run_extractor_command(
@@ -181,28 +213,30 @@ def gather_from_sources(
     from memdesk.core.consolidate.phases import CATEGORY_OF_KIND
 
     gathered = Gathered()
-    command = extractor_command(raw_settings)
-    if command is None:
-        gathered.notes.append(NO_EXTRACTOR)
     if not paths:
+        if extractor_command(raw_settings) is None:
+            gathered.notes.append(NO_EXTRACTOR)
         gathered.notes.append(
             "gather: no transcripts configured ([sources] transcripts); using the candidate queue"
         )
         return gathered
-    heuristic = _extract_module("heuristic")
-    messages = read_recent_messages(paths, since)
     if _extract_module("readers") is None:
         gathered.notes.append("gather: transcript readers not installed; using the candidate queue")
         return gathered
-    entries: list[Entry] | None = None
-    if command is not None:
-        try:
-            entries = run_extractor_command(command, messages, settings.extractor_timeout_seconds)
-            gathered.source = "extractor"
-        except RuntimeError as exc:
-            log.warning("consolidate: %s; falling back to heuristics", exc)
-            gathered.notes.append(f"heuristic: extractor failed ({exc})")
+    messages = read_recent_messages(paths, since)
+    name, entries, error = run_plugin(
+        raw_settings, messages, root, settings.extractor_timeout_seconds
+    )
+    if entries is not None:
+        gathered.source = "extractor"
+        gathered.notes.append(f"extractor: {name}")
+    elif error:
+        log.warning("consolidate: extractor %s failed: %s; heuristics instead", name, error)
+        gathered.notes.append(f"heuristic: extractor {name} failed ({error})")
+    else:
+        gathered.notes.append(NO_EXTRACTOR)
     if entries is None:
+        heuristic = _extract_module("heuristic")
         if heuristic is None:
             gathered.notes.append(
                 "gather: extraction heuristics not installed; using the candidate queue"

@@ -68,8 +68,8 @@ class Proposal:
             # Stable across runs on the same store, so `--dry-run` then `--apply --only ID`
             # (or a TUI selection) names the same proposal.
             key = self.action + "|" + "|".join(self.entry_ids)
-            if self.entry is not None:
-                key += "|" + self.entry.text_hash
+            if self.entry is not None:  # a new entry's id is fresh each run; its text is not
+                key = self.action + "|" + self.entry.text_hash
             self.id = "p-" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:8]
 
     def to_json(self) -> dict[str, Any]:
@@ -195,6 +195,8 @@ def _apply_one(store: Any, proposal: Proposal, actor: str) -> None:
     ids = proposal.entry_ids
     if proposal.action == "add":
         assert proposal.entry is not None, "an add proposal carries its entry"
+        if proposal.entry.text_hash in store.known_hashes():
+            raise PlanStale(f"proposal {proposal.id}: the store already knows this text")
         store.add_many([proposal.entry], actor=actor, label="consolidate")
     elif proposal.action == "merge":
         keep, *folded = ids
