@@ -213,15 +213,18 @@ def gather_from_sources(
     from memdesk.core.consolidate.phases import CATEGORY_OF_KIND
 
     gathered = Gathered()
-    if not paths:
-        if extractor_command(raw_settings) is None:
+    table = raw_settings.get("extractor", {})
+    configured = extractor_command(raw_settings) is not None or bool(
+        isinstance(table, dict) and table.get("callable")
+    )
+    if not paths or _extract_module("readers") is None:
+        if not configured:
             gathered.notes.append(NO_EXTRACTOR)
         gathered.notes.append(
             "gather: no transcripts configured ([sources] transcripts); using the candidate queue"
+            if not paths
+            else "gather: transcript readers not installed; using the candidate queue"
         )
-        return gathered
-    if _extract_module("readers") is None:
-        gathered.notes.append("gather: transcript readers not installed; using the candidate queue")
         return gathered
     messages = read_recent_messages(paths, since)
     name, entries, error = run_plugin(
