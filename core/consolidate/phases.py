@@ -203,7 +203,7 @@ def similarity_for(services: Any, settings: ConsolidationSettings) -> Similarity
     model = getattr(search, "embedder", None)
     if settings.similarity == "search" and model is None:
         log.warning("consolidation.similarity = search but no model is loaded: lexical vectors")
-    if model is not None and settings.similarity in ("auto", "search"):
+    if model is not None and settings.similarity == "search":
         vectors: dict[str, np.ndarray] = {}
         vector_of = getattr(search, "vector_of", None)
         if callable(vector_of):

@@ -14,7 +14,7 @@ from typing import Any
 
 from memdesk.core.context.settings import SettingsError, register_section
 
-SIMILARITY_SOURCES: tuple[str, ...] = ("auto", "search", "lexical")
+SIMILARITY_SOURCES: tuple[str, ...] = ("lexical", "search")
 # Seed 001 check_explicit_lock, plus the Chinese phrasings people actually type.
 DEFAULT_EXPLICIT_PHRASES: tuple[str, ...] = ("consolidate", "save progress", "整理记忆", "保存进度")
 
@@ -44,7 +44,9 @@ class ConsolidationSettings:
     rephrase_similarity: float = 0.7
     related_similarity: float = 0.5  # a new fact this close to an entry gets a related link
     max_related: int = 3
-    similarity: str = "auto"  # auto: the search model when loaded, else lexical vectors
+    # lexical: TF-IDF vectors (the thresholds above are tuned on them); search: the search
+    # model's vectors when one is loaded (the same everywhere, CLI and TUI).
+    similarity: str = "lexical"
     # -- prune --
     low_confidence: float = 0.3  # seed 001: confidence < 0.3 ...
     low_confidence_stale_days: int = 30  # ... and untouched for 30 days

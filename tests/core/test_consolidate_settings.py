@@ -32,7 +32,7 @@ def test_defaults_match_seed_001():
         ({"low_confidence": 2}, "consolidation.low_confidence: must be a number from 0 to 1"),
         ({"session_threshold": True}, "consolidation.session_threshold"),
         ({"auto_apply_safe": "yes"}, "consolidation.auto_apply_safe: must be true or false"),
-        ({"similarity": "magic"}, "must be one of auto, search, lexical"),
+        ({"similarity": "magic"}, "must be one of lexical, search"),
         ({"explicit_phrases": []}, "consolidation.explicit_phrases"),
         ({"retension_days": 9}, "consolidation.retension_days: unknown key; allowed:"),
     ],

@@ -46,7 +46,7 @@ async def _accept_some_apply_then_undo(demo_dir):
         assert "heuristic: no extractor configured" in summary
 
         # tick the safe expiries and the supersede; leave the rest unticked
-        await pilot.press("s")
+        await pilot.press("e")
         supersede = next(p for p in plan.proposals if p.action == "supersede")
         listing.select(supersede.id)
         ticked = set(screen.ticked)
@@ -87,3 +87,30 @@ async def _highlight_shows_reason_and_evidence(demo_dir):
         await pilot.press("a")  # nothing ticked: a warning, nothing applied
         await pilot.pause()
         assert screen.last_result is None
+
+
+def test_inside_the_desk_app_with_its_services(demo_dir):
+    asyncio.run(_inside_the_desk(demo_dir))
+
+
+async def _inside_the_desk(demo_dir):
+    from tui_helpers import SIZE, make_app, ready
+
+    app = make_app(Store.open(demo_dir))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = ConsolidationScreen(app.store, app.services)
+        app.push_screen(screen)
+        await wait_until(pilot, lambda: screen.plan is not None and not screen.busy)
+        supersede = next(p for p in screen.plan.proposals if p.action == "supersede")
+        screen.query_one("#consolidation-list", SelectionList).select(supersede.id)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: screen.last_result is not None and not screen.busy)
+        # the desk heard the commit: its shared entry cache shows the new state
+        await wait_until(
+            pilot,
+            lambda: {e.id: e.status for e in app.services.entries()}.get("lan-010") == "superseded",
+        )
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConsolidationScreen)

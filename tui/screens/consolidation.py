@@ -2,10 +2,13 @@
 
 Thin over `memdesk.core.consolidate`: building the plan and applying it run in worker
 threads (a 10k-entry store takes seconds), the screen only shows and collects choices.
+With the desk's `services`, store calls hold `services.lock` (the watcher and index
+workers use the store too) and a plan is made afresh whenever the screen is shown.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from memdesk.core.consolidate import ApplyResult, Plan, Proposal, apply, build_plan, undo_apply
@@ -29,13 +32,13 @@ class ConsolidationScreen(Screen):
     """Review a consolidation plan: tick proposals, apply them as one batch, undo."""
 
     BINDINGS = [
-        Binding("a", "apply", "Apply ticked", id="consolidation.apply"),
-        Binding("u", "undo", "Undo apply", id="consolidation.undo"),
-        Binding("s", "tick_safe", "Tick safe", id="consolidation.tick_safe"),
-        Binding("t", "tick_all", "Tick all", id="consolidation.tick_all"),
-        Binding("n", "tick_none", "Tick none", id="consolidation.tick_none"),
-        Binding("r", "refresh_plan", "Re-plan", id="consolidation.refresh"),
-        Binding("escape", "close", "Back", id="consolidation.close"),
+        Binding("a", "apply", "Apply ticked", id="consolidation_apply"),
+        Binding("u", "undo", "Undo apply", id="consolidation_undo"),
+        Binding("e", "tick_safe", "Tick safe expiries", id="consolidation_tick_safe"),
+        Binding("t", "tick_all", "Tick all", id="consolidation_tick_all"),
+        Binding("n", "tick_none", "Tick none", id="consolidation_tick_none"),
+        Binding("r", "refresh_plan", "Re-plan", id="consolidation_refresh"),
+        Binding("escape", "close", "Back", id="consolidation_close", show=False),
     ]
     DEFAULT_CSS = """
     ConsolidationScreen { background: $background; }
@@ -76,6 +79,14 @@ class ConsolidationScreen(Screen):
         yield Static("", id="consolidation-status")
         yield Footer()
 
+    def _locked(self) -> Any:
+        lock = getattr(self.services, "lock", None)
+        return lock if lock is not None else contextlib.nullcontext()
+
+    def on_screen_resume(self) -> None:
+        if self.plan is not None:  # shown again (a desk mode): the store may have changed
+            self.action_refresh_plan()
+
     def on_mount(self) -> None:
         self.query_one("#consolidation-list", SelectionList).border_title = "Proposals"
         self.query_one("#consolidation-detail").border_title = "Reason and evidence"
@@ -93,7 +104,8 @@ class ConsolidationScreen(Screen):
     @work(thread=True, exclusive=True, group="consolidation")
     def _plan_worker(self) -> None:
         try:
-            plan = build_plan(self.store, self.services, explicit=True)
+            with self._locked():
+                plan = build_plan(self.store, self.services, explicit=True)
         except Exception as exc:  # a bad setting: show it, keep the screen usable
             self.app.call_from_thread(self._failed, f"cannot plan: {exc}")
             return
@@ -125,7 +137,7 @@ class ConsolidationScreen(Screen):
             or "no sessions recorded yet"
         )
         self._show_detail(plan.proposals[0] if plan.proposals else None)
-        self._status("space: tick/untick · a: apply ticked · s: tick safe · u: undo")
+        self._status("space: tick/untick · a: apply ticked · e: tick safe expiries · u: undo")
         if plan.proposals:
             listing.focus()
 
@@ -165,7 +177,9 @@ class ConsolidationScreen(Screen):
             return
         ids = self.ticked
         if not ids:
-            self.notify("Tick proposals first (space), or s for the safe ones.", severity="warning")
+            self.notify(
+                "Tick proposals first (space), or e for the safe expiries.", severity="warning"
+            )
             return
         self.busy = True
         self._status(f"Applying {len(ids)} proposal(s)…")
@@ -174,7 +188,8 @@ class ConsolidationScreen(Screen):
     @work(thread=True, exclusive=True, group="consolidation")
     def _apply_worker(self, plan: Plan, ids: list[str]) -> None:
         try:
-            result = apply(self.store, plan, ids, actor="tui")
+            with self._locked():
+                result = apply(self.store, plan, ids, actor="tui")
         except Exception as exc:
             warning = getattr(exc, "warning", "")
             self.app.call_from_thread(self._failed, f"{exc} {warning}".strip())
@@ -203,7 +218,8 @@ class ConsolidationScreen(Screen):
     @work(thread=True, exclusive=True, group="consolidation")
     def _undo_worker(self, result: ApplyResult) -> None:
         try:
-            undo_apply(self.store, result, actor="tui")
+            with self._locked():
+                undo_apply(self.store, result, actor="tui")
         except Exception as exc:
             self.app.call_from_thread(self._failed, f"cannot undo: {exc}")
             return
