@@ -29,7 +29,7 @@ from memdesk.core.consolidate.session_cache import SessionMemoryCache, SessionSu
 from memdesk.core.consolidate.settings import ConsolidationSettings
 from memdesk.core.consolidate.similarity import LexicalEmbedder, shared_feature_pairs
 from memdesk.core.entry import CONFIDENCE_VALUE, Entry
-from memdesk.core.search.duplicates import DuplicatePair
+from memdesk.core.search.duplicates import DuplicatePair, _value_tokens
 from memdesk.core.search.tokenizer import ENGLISH_STOPWORDS, has_cjk, tokenize
 
 log = logging.getLogger("memdesk.consolidate")
@@ -349,17 +349,33 @@ def _additions(
     if fresh:
         new_matrix = sim.embedder.embed([e.search_text() for e in fresh]).astype(np.float32)
         scores = new_matrix @ matrix.T if matrix is not None and len(pool) else None
+        values = [_value_tokens(e.search_text()) for e in pool]
+        holders: dict[str, list[int]] = {}
+        for i, tokens in enumerate(values):
+            for token in tokens:
+                holders.setdefault(token, []).append(i)
+        rare = max(5, len(pool) // 200)
         for row, entry in enumerate(fresh):
             related: list[tuple[float, Entry]] = []
             if scores is not None:
-                order = np.argsort(-scores[row])[: max(settings.max_related, 1)]
-                best = float(scores[row, order[0]]) if len(order) else 0.0
+                best = float(scores[row].max())
                 if best >= settings.duplicate_similarity:
                     skipped += 1  # already known in other words
                     continue
+                # Related: entries about the same thing (a rare value in common), closest
+                # first. Lexical scores across languages are low (0.2-0.4 for a Chinese
+                # and an English note on `cargo insta review`), so the value gate matters
+                # more than the score.
+                sharing = {
+                    i
+                    for token in _value_tokens(entry.search_text())
+                    if len(holders.get(token, ())) <= rare
+                    for i in holders.get(token, ())
+                }
+                ranked = sorted(sharing, key=lambda i: -float(scores[row, i]))
                 related = [
-                    (float(scores[row, i]), pool[int(i)])
-                    for i in order[: settings.max_related]
+                    (float(scores[row, i]), pool[i])
+                    for i in ranked[: settings.max_related]
                     if float(scores[row, i]) >= settings.related_similarity
                 ]
             entry = entry.copy(related=[*entry.related, *[e.id for _, e in related]])
@@ -367,12 +383,13 @@ def _additions(
                 f"from {entry.source.locator or entry.source.origin}: {clip(entry.summary)}"
             ]
             evidence += [f"related {e.id} ({s:.2f}): {clip(e.summary, 80)}" for s, e in related]
+            see = f"; see related {', '.join(e.id for _, e in related)}" if related else ""
             out.append(
                 Proposal(
                     "add",
                     [entry.id],
                     f"new {entry.kind} from session {entry.source.session_id or '?'}"
-                    f" ({CATEGORY_OF_KIND.get(entry.kind, 'facts')}, {entry.confidence})",
+                    f" ({CATEGORY_OF_KIND.get(entry.kind, 'facts')}, {entry.confidence}){see}",
                     evidence,
                     phase="gather",
                     entry=entry,

@@ -42,7 +42,8 @@ class ConsolidationSettings:
     # same fact in other words (merge). Lexical TF-IDF cosine; 0.7 sits above what
     # different facts from one template reach (0.69 on the generated store).
     rephrase_similarity: float = 0.7
-    related_similarity: float = 0.5  # a new fact this close to an entry gets a related link
+    # A new fact links to entries sharing a rare value with it from this similarity on.
+    related_similarity: float = 0.2
     max_related: int = 3
     # lexical: TF-IDF vectors (the thresholds above are tuned on them); search: the search
     # model's vectors when one is loaded (the same everywhere, CLI and TUI).
