@@ -16,6 +16,8 @@ def test_dry_run_lists_sensible_proposals(cli, demo_dir):
     assert "newer cand-002 supersedes older lan-010" in out  # npm replaces pnpm
     assert "merge     lan-003 cand-003" in out  # the nextest rule said twice
     assert "low confidence" in out
+    # the demo transcript's new rules are proposed as additions, linked to what is known
+    assert "add       " in out and "from session 5b7c1e02-demo-lantern-build" in out
 
 
 def test_dry_run_json_is_a_list_of_proposals(cli, demo_dir):

@@ -95,3 +95,16 @@ def test_failing_plugin_falls_back_to_heuristics(tmp_path):
     plan = build_plan(store)
     assert any(n.startswith("heuristic: extractor") and "failed" in n for n in plan.notes)
     assert any(p.action == "add" for p in plan.proposals)
+
+
+def test_additions_link_to_what_is_already_known(tmp_path):
+    from consolidate_helpers import put
+
+    store = project(tmp_path)
+    put(store, "known", "配置文件是项目根目录的 lantern.toml，base_url 必须以 / 结尾")
+    put(store, "other", "The preview server listens on port 4317")
+    plan = build_plan(Store.open(tmp_path))
+    add = next(p for p in plan.proposals if p.action == "add" and "base_url" in p.entry.summary)
+    assert add.entry.related == ["known"]
+    assert "see related known" in add.reason
+    assert any(line.startswith("related known") for line in add.evidence)
