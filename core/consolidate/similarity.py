@@ -12,6 +12,7 @@ embedder) consolidation uses the model instead; see `similarity` in `[consolidat
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Sequence
@@ -20,7 +21,10 @@ import numpy as np
 from memdesk.core.search.tokenizer import has_cjk, tokenize
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def lexical_features(text: str) -> dict[str, float]:
+    """Feature -> weight (callers must not change the dict: it is cached; fitting,
+    embedding and candidate search all read the same texts)."""
     tokens = tokenize(text)
     features: dict[str, float] = {}
     previous = ""
