@@ -16,6 +16,7 @@ It also summarises each recent session for the session cache (seed 001).
 from __future__ import annotations
 
 import datetime as dt
+import glob
 import importlib
 import json
 import logging
@@ -60,6 +61,20 @@ def _when(text: str) -> dt.datetime | None:
     except ValueError:
         return None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+def transcript_paths(root: Any, raw_settings: dict[str, Any]) -> list[str]:
+    sources = raw_settings.get("sources", {})
+    patterns = sources.get("transcripts", []) if isinstance(sources, dict) else []
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    found: list[str] = []
+    for pattern in patterns if isinstance(patterns, list) else []:
+        if not isinstance(pattern, str):
+            continue
+        full = pattern if pattern.startswith("/") else str(root / pattern)
+        found.extend(sorted(glob.glob(full, recursive=True)))
+    return list(dict.fromkeys(found))
 
 
 def read_recent_messages(paths: list[str], since: dt.datetime | None) -> list[Any]:

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import glob
 import logging
 from collections import Counter
 from collections.abc import Sequence
@@ -22,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from memdesk.core.consolidate.extractor import Gathered, gather_from_sources
+from memdesk.core.consolidate.extractor import Gathered, gather_from_sources, transcript_paths
 from memdesk.core.consolidate.pairs import PairThresholds, find_pairs
 from memdesk.core.consolidate.plan import Proposal
 from memdesk.core.consolidate.session_cache import SessionMemoryCache, SessionSummary
@@ -152,20 +151,6 @@ def cached_sessions(meta_dir: Any, settings: ConsolidationSettings, workflow: st
 
 
 # -- gather ----------------------------------------------------------------------------
-def transcript_paths(root: Any, raw_settings: dict[str, Any]) -> list[str]:
-    sources = raw_settings.get("sources", {})
-    patterns = sources.get("transcripts", []) if isinstance(sources, dict) else []
-    if isinstance(patterns, str):
-        patterns = [patterns]
-    found: list[str] = []
-    for pattern in patterns if isinstance(patterns, list) else []:
-        if not isinstance(pattern, str):
-            continue
-        full = pattern if pattern.startswith("/") else str(root / pattern)
-        found.extend(sorted(glob.glob(full, recursive=True)))
-    return list(dict.fromkeys(found))
-
-
 def gather(
     store: Any,
     entries: Sequence[Entry],

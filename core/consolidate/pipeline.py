@@ -58,9 +58,9 @@ def build_plan(
     workflow = workflow_of(store, settings)
     entries = store.entries()
     plan = Plan()
-    plan.trigger = should_consolidate(
-        store, state, settings, explicit=explicit, message=message, at=at
-    ).to_json()
+    decision = should_consolidate(store, state, settings, explicit=explicit, message=message, at=at)
+    plan.trigger = decision.to_json()
+    plan.session_ids = decision.sessions_since
 
     gathered = gather(store, entries, since, settings, workflow)
     plan.notes.extend(gathered.notes)

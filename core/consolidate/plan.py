@@ -97,6 +97,7 @@ class Plan:
     gathered: dict[str, int] = field(default_factory=dict)  # category -> count
     trigger: dict[str, Any] = field(default_factory=dict)
     sessions: list[SessionSummary] = field(default_factory=list)  # for the session cache
+    session_ids: list[str] = field(default_factory=list)  # sessions this run covers
     plan_ms: float = 0.0
     created: str = field(default_factory=lambda: now().isoformat())
 
@@ -298,7 +299,7 @@ def apply(
         deleted=counts["delete"],
     )
     state.last_run = metrics.time
-    state.sessions_seen = []
+    state.sessions_seen = list(plan.session_ids)  # what this run covered
     state.consecutive_failures = 0
     state.last_error = ""
     state.runs = [*state.runs, metrics.to_json()][-settings.metrics_history :]

@@ -18,7 +18,7 @@ STATE_FILE = "consolidation.json"
 @dataclass
 class ConsolidationState:
     last_run: str = ""  # ISO time of the last applied consolidation ("" = never)
-    sessions_seen: list[str] = field(default_factory=list)  # session ids since last_run
+    sessions_seen: list[str] = field(default_factory=list)  # session ids the last run covered
     consecutive_failures: int = 0
     last_error: str = ""
     runs: list[dict[str, Any]] = field(default_factory=list)  # RunMetrics.to_json(), oldest first

@@ -43,7 +43,11 @@ def is_explicit_request(message: str, settings: ConsolidationSettings) -> bool:
 
 
 def sessions_since(store: Any, since: dt.datetime | None, cache_dir: Any = None) -> list[str]:
-    """Distinct session ids seen after `since` (all of them when never consolidated)."""
+    """Distinct session ids seen after `since` (all of them when never consolidated):
+    in new entries, `memory_flushed` events, the session cache and the messages of the
+    transcripts named in `[sources] transcripts`."""
+    from memdesk.core.consolidate.extractor import read_recent_messages, transcript_paths
+
     seen: dict[str, None] = {}
     for entry in store.entries():
         sid = entry.source.session_id
@@ -55,6 +59,10 @@ def sessions_since(store: Any, since: dt.datetime | None, cache_dir: Any = None)
         sid = str(record.payload.get("session_id") or "")
         when = _parse_time(record.time or str(record.payload.get("occurred_at") or ""))
         if sid and (since is None or when is None or when > since):
+            seen.setdefault(sid, None)
+    for message in read_recent_messages(transcript_paths(store.root, store.settings), since):
+        sid = getattr(message, "session_id", "")
+        if sid:
             seen.setdefault(sid, None)
     cache = SessionMemoryCache(cache_dir or store.meta_dir)
     for summary in cache.all_sessions():

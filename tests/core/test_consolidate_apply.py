@@ -128,7 +128,7 @@ def test_metrics_recorded_per_run(tmp_path):
     assert summary["latency_ms"]["p95"] == summary["latency_ms"]["last"]
     assert summary["compression_ratio"]["last"] == round(m.compression_ratio, 4)
     state = load_state(store.meta_dir)
-    assert state.last_run and state.sessions_seen == []
+    assert state.last_run and state.sessions_seen == []  # the small store names no sessions
 
 
 def test_undo_refused_when_later_changes_exist(tmp_path):

@@ -66,6 +66,9 @@ def test_heuristics_on_transcripts_propose_additions(tmp_path):
     assert {p.id for p in adds} == {p.id for p in build_plan(store).proposals if p.action == "add"}
     result = apply(store, plan)
     assert result.metrics.added == len(adds)
+    from memdesk.core.consolidate import load_state
+
+    assert sorted(load_state(store.meta_dir).sessions_seen) == ["s-1", "s-2"]
     cached = SessionMemoryCache(store.meta_dir).all_sessions()
     assert {s.session_id for s in cached} == {"s-1", "s-2"}
     assert cached[0].user_input.startswith("帮我看看")
