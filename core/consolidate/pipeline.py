@@ -49,7 +49,15 @@ def build_plan(
     used for near-duplicates and contradictions; without it lexical vectors are used.
     `at` fixes "now" (tests, benchmarks).
     """
-    started = time.perf_counter()
+    started = mark = time.perf_counter()
+    phase_ms: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        nonlocal mark
+        current = time.perf_counter()
+        phase_ms[name] = (current - mark) * 1000
+        mark = current
+
     settings = settings or consolidation_settings(store.settings)
     at = at or now()
     today = at.date()
@@ -61,10 +69,12 @@ def build_plan(
     decision = should_consolidate(store, state, settings, explicit=explicit, message=message, at=at)
     plan.trigger = decision.to_json()
     plan.session_ids = decision.sessions_since
+    lap("load+trigger")
 
     gathered = gather(store, entries, since, settings, workflow)
     plan.notes.extend(gathered.notes)
     plan.sessions = gathered.sessions
+    lap("gather")
     orientation = orient(
         entries,
         cached_sessions(store.meta_dir, settings, workflow),
@@ -75,6 +85,7 @@ def build_plan(
     )
     plan.orientation = orientation.to_json()
     plan.gathered = gathered.counts()
+    lap("orient")
 
     new_entries = []
     for entry in gathered.new_entries:
@@ -90,10 +101,13 @@ def build_plan(
     plan.notes.append(f"similarity: {sim.source}")
     merged, notes = consolidate(pool, new_entries, sim, settings)
     plan.notes.extend(notes)
+    lap("consolidate")
     claimed = {i for p in merged if p.action != "add" for i in p.entry_ids}
     pruned = prune(entries, claimed, settings, today, at)
     proposals: list[Proposal] = [*merged, *pruned]
     proposals.sort(key=lambda p: (_ACTION_ORDER[p.action], p.entry_ids))
     plan.proposals = proposals
+    lap("prune")
+    plan.phase_ms = phase_ms
     plan.plan_ms = (time.perf_counter() - started) * 1000
     return plan

@@ -99,6 +99,7 @@ class Plan:
     sessions: list[SessionSummary] = field(default_factory=list)  # for the session cache
     session_ids: list[str] = field(default_factory=list)  # sessions this run covers
     plan_ms: float = 0.0
+    phase_ms: dict[str, float] = field(default_factory=dict)
     created: str = field(default_factory=lambda: now().isoformat())
 
     def by_id(self, proposal_id: str) -> Proposal:
@@ -140,6 +141,7 @@ class Plan:
             "gathered": self.gathered,
             "counts": self.counts(),
             "plan_ms": round(self.plan_ms, 2),
+            "phase_ms": {k: round(v, 2) for k, v in self.phase_ms.items()},
             "proposals": [p.to_json() for p in self.proposals],
         }
 
