@@ -242,6 +242,10 @@ def gather_from_sources(
         )
         return gathered
     messages = read_recent_messages(paths, since)
+    prefix = str(Path(root).resolve()) + "/"
+    for message in messages:  # provenance relative to the project, like the demo's
+        if getattr(message, "locator", "").startswith(prefix):
+            message.locator = message.locator[len(prefix) :]
     name, entries, error = run_plugin(
         raw_settings, messages, root, settings.extractor_timeout_seconds
     )
