@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
 from memdesk.core.store import Store
 from memdesk.tui.screens.consolidation import ConsolidationScreen
 from textual.app import App
@@ -90,6 +91,7 @@ async def _highlight_shows_reason_and_evidence(demo_dir):
 
 
 def test_inside_the_desk_app_with_its_services(demo_dir):
+    pytest.importorskip("memdesk.tui.app")  # the desk shell (its own branch) may not be merged
     asyncio.run(_inside_the_desk(demo_dir))
 
 

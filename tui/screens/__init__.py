@@ -1,1 +1,1 @@
-"""Screens of the memdesk TUI; each takes the store (and optional services) it shows."""
+"""Screens of the desk (queue, browser, help, dialogs; conflicts / context / stats)."""
