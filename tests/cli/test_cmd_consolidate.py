@@ -76,3 +76,13 @@ def test_auto_apply_safe_applies_only_date_expiry(cli, demo_dir):
     assert store.get("cand-013").status == "expired" and store.get("lan-010").status == "confirmed"
     dry = cli("--dir", str(demo_dir), "consolidate", "--dry-run")
     assert "cand-013" not in dry.stdout
+
+
+def test_apply_if_due_for_hooks(cli, demo_dir):
+    first = cli("--dir", str(demo_dir), "consolidate", "--apply", "--if-due", "--json")
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["applied"]  # never consolidated: due, applied
+    again = cli("--dir", str(demo_dir), "consolidate", "--apply", "--if-due", "--json")
+    assert json.loads(again.stdout) == {"due": False, "applied": []}
+    check = json.loads(cli("--dir", str(demo_dir), "consolidate", "--check", "--json").stdout)
+    assert check["due"] is False and check["hours_since"] < 1
