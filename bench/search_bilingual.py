@@ -61,12 +61,15 @@ def main() -> None:
             t0 = time.perf_counter()
             service.sync(entries)
             build = time.perf_counter() - t0
-            modes = ("text",) if model == "none" else ("semantic", "hybrid", "hybrid+cov")
+            modes = (
+                ("text",)
+                if model == "none"
+                else ("semantic", "hybrid", "hybrid+rrf", "hybrid+coverage-rrf")
+            )
             for mode in modes:
-                # "hybrid+cov": the optional coverage-weighted fusion (search.fusion).
-                service.settings = replace(
-                    service.settings, fusion="coverage-rrf" if mode == "hybrid+cov" else "rrf"
-                )
+                # "hybrid" is the default convex fusion; "+rrf" etc. the other search.fusion
+                fusion = mode.split("+")[1] if "+" in mode else "convex"
+                service.settings = replace(service.settings, fusion=fusion)
                 result = evaluate(service, queries, mode.split("+")[0])
                 label = f"{model if model != 'none' else '-'} / {mode}"
                 row = [label]

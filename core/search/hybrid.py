@@ -131,6 +131,7 @@ class SearchService:
         self._state: dict[str, list[Any]] = self._load_state()
         # Vector matrix with spare capacity; rows [0, _n) are live.
         self._ids: list[str] = []
+        self._row_keys: list[str] = []  # content key of each row's vector
         self._row: dict[str, int] = {}
         self._matrix = np.zeros((0, self.embedder.dim if self.embedder else 0), np.float32)
         self._n = 0
@@ -227,10 +228,11 @@ class SearchService:
             self._entries[entry.id] = entry
         if self.embedder is None or self.cache is None:
             return
-        vector = self._vectors_for([embedding_text(entry)])[0]
+        text = embedding_text(entry)
+        vector = self._vectors_for([text])[0].copy()
         self.cache.flush()
         with self._lock:
-            self._set_row(entry.id, vector)
+            self._set_row(entry.id, content_key(text), vector)
 
     def remove(self, entry_id: str) -> None:
         with self._lock:
@@ -240,14 +242,18 @@ class SearchService:
                 self._save_state()
             self._entries.pop(entry_id, None)
             row = self._row.pop(entry_id, None)
-            if row is not None:  # move the last row into the gap
+            if row is not None and self.cache is not None:  # move the last row into the gap
+                self.cache.detach(self._row_keys[row])
                 last = self._n - 1
                 if row != last:
                     moved = self._ids[last]
                     self._matrix[row] = self._matrix[last]
                     self._ids[row] = moved
+                    self._row_keys[row] = self._row_keys[last]
                     self._row[moved] = row
+                    self.cache.bind(self._row_keys[row], self._matrix[row])
                 self._ids.pop()
+                self._row_keys.pop()
                 self._n -= 1
 
     # -- vectors -----------------------------------------------------------------
@@ -283,31 +289,48 @@ class SearchService:
     def _rebuild_matrix(self, entries: Sequence[Entry]) -> None:
         if self.embedder is None or self.cache is None:
             return
-        rows = [(e.id, self.cache.get(content_key(embedding_text(e)))) for e in entries]
-        rows = [(i, v) for i, v in rows if v is not None]
-        self._ids = [i for i, _ in rows]
+        keyed = [(e.id, content_key(embedding_text(e))) for e in entries]
+        rows = [(i, k, v) for i, k in keyed if (v := self.cache.get(k)) is not None]
+        self._ids = [i for i, _, _ in rows]
+        self._row_keys = [k for _, k, _ in rows]
         self._row = {i: n for n, i in enumerate(self._ids)}
         self._n = len(rows)
         self._matrix = (
-            np.stack([v for _, v in rows]).astype(np.float32)
+            np.stack([v for _, _, v in rows]).astype(np.float32)
             if rows
             else np.zeros((0, self.embedder.dim), np.float32)
         )
+        self._adopt()
 
-    def _set_row(self, entry_id: str, vector: np.ndarray) -> None:
+    def _adopt(self) -> None:
+        """One copy of the vectors in memory: the cache keeps views into the matrix."""
+        assert self.cache is not None
+        self.cache.adopt(self._row_keys[: self._n], self._matrix)
+
+    def _set_row(self, entry_id: str, key: str, vector: np.ndarray) -> None:
+        assert self.cache is not None
         row = self._row.get(entry_id)
+        grown = False
         if row is None:
             if self._n == self._matrix.shape[0]:  # grow by half: amortised O(1) appends
-                grown = np.zeros(
-                    (max(16, self._n + self._n // 2), self._matrix.shape[1]), np.float32
-                )
-                grown[: self._n] = self._matrix[: self._n]
-                self._matrix = grown
+                size = max(16, self._n + self._n // 2)
+                bigger = np.zeros((size, self._matrix.shape[1]), np.float32)
+                bigger[: self._n] = self._matrix[: self._n]
+                self._matrix = bigger
+                grown = True
             row = self._n
             self._n += 1
             self._ids.append(entry_id)
+            self._row_keys.append(key)
             self._row[entry_id] = row
+        else:
+            self.cache.detach(self._row_keys[row])  # the old text's vector stays valid
+            self._row_keys[row] = key
         self._matrix[row] = vector
+        if grown:
+            self._adopt()
+        else:
+            self.cache.bind(key, self._matrix[row])
 
     def embed_query(self, query: str) -> np.ndarray:
         assert self.embedder is not None
@@ -430,6 +453,12 @@ class SearchService:
             dict.fromkeys([i for i, _ in text_ranked] + [i for i, _ in semantic_ranked])
         )
         terms = query_terms(query)
+        # Convex fusion: BM25 scaled by the best BM25, cosine min-max scaled over the
+        # semantic list; `text_weight` of the first plus the rest of the second.
+        alpha = self.settings.text_weight
+        bm25_max = max(bm25.values(), default=1.0) or 1.0
+        sim_min = min(similarity.values(), default=0.0) if len(similarity) > 1 else 0.0
+        sim_span = (max(similarity.values(), default=1.0) - sim_min) or 1.0
         hits: list[Hit] = []
         for entry_id in candidates:
             entry = entries[entry_id]
@@ -438,7 +467,13 @@ class SearchService:
             elif mode == "semantic":
                 base = similarity[entry_id]
             matched = matched_terms(terms, entry) if entry_id in text_rank else []
-            if mode == "hybrid":
+            if mode == "hybrid" and self.settings.fusion == "convex":
+                base = 0.0
+                if entry_id in bm25:
+                    base += alpha * bm25[entry_id] / bm25_max
+                if entry_id in similarity:
+                    base += (1 - alpha) * (similarity[entry_id] - sim_min) / sim_span
+            elif mode == "hybrid":
                 base = 0.0
                 if entry_id in text_rank:
                     text_weight = 1.0

@@ -63,6 +63,23 @@ class VectorCache:
             self._vectors[key] = vector
             self._pending[key] = vector
 
+    def adopt(self, keys: Sequence[str], matrix: np.ndarray) -> None:
+        """Point the cached vectors at rows of `matrix` (row i holds keys[i]) and forget
+        vectors no row uses, so the search matrix and the cache share one copy in memory.
+        Forgotten vectors stay on disk until the next compaction."""
+        self._vectors = {key: matrix[row] for row, key in enumerate(keys)}
+        self._pending = {k: v for k, v in self._pending.items() if k in self._vectors}
+
+    def bind(self, key: str, view: np.ndarray) -> None:
+        """`key`'s vector now lives at `view` (a row of the search matrix)."""
+        self._vectors[key] = view
+
+    def detach(self, key: str) -> None:
+        """Give `key` its own copy before the matrix row it points at is reused."""
+        vector = self._vectors.get(key)
+        if vector is not None:
+            self._vectors[key] = vector.copy()
+
     def flush(self, keep: set[str] | None = None) -> None:
         """Write pending vectors as a new segment; compact when segments pile up.
 
