@@ -16,11 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from search_common import BENCH_DATA, print_table  # noqa: E402
-
 from memdesk.core.entry import Entry, Source  # noqa: E402
 from memdesk.core.search import SearchService  # noqa: E402
 from memdesk.core.search.embedder import load_embedder  # noqa: E402
+from search_common import BENCH_DATA, print_table  # noqa: E402
 
 KS = (1, 5, 10)
 

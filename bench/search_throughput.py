@@ -14,9 +14,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from search_common import BENCH_DATA, print_table  # noqa: E402
-from search_locomo import load_conversation  # noqa: E402
-
 from memdesk.core.search import SearchService  # noqa: E402
 from memdesk.core.search.embedder import (  # noqa: E402
     MINILM,
@@ -24,6 +21,8 @@ from memdesk.core.search.embedder import (  # noqa: E402
     assemble_minilm_folder,
     load_embedder,
 )
+from search_common import BENCH_DATA, print_table  # noqa: E402
+from search_locomo import load_conversation  # noqa: E402
 
 
 class Counting:
