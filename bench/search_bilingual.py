@@ -50,6 +50,25 @@ def evaluate(service: SearchService, queries: list[dict], mode: str) -> dict[str
     return out
 
 
+def print_duplicates(entries: list) -> None:
+    """Pairs the review queue would show, per model (the data has one contradiction,
+    e017/e018, across languages, and near-duplicates across languages)."""
+    from memdesk.core.search import find_duplicates
+    from memdesk.core.search.embedder import load_embedder
+
+    rows = []
+    for model in ("minilm-int8", "use-multilingual"):
+        embedder = load_embedder(
+            model, Path(tempfile.gettempdir()) / "memdesk-bench-model"
+        ).embedder
+        pairs = find_duplicates(entries, embedder)
+        for kind in ("exact", "near", "contradiction"):
+            found = [f"{p.a}/{p.b}" for p in pairs if p.type == kind]
+            rows.append([model, kind, len(found), " ".join(found[:4])])
+    print("duplicates / contradictions among candidate + confirmed entries")
+    print_table(["model", "type", "pairs", "examples"], rows)
+
+
 def main() -> None:
     entries, queries = load_bilingual()
     print(f"bilingual dev: {len(entries)} entries, {len(queries)} queries\n")
@@ -84,6 +103,7 @@ def main() -> None:
                         f"{build:.1f}s",
                     ]
                 )
+    print_duplicates(entries)
     headers = ["model / mode"]
     for t in (*TYPES, "all"):
         headers += [f"{t} R@1", "R@5", "MRR"]
