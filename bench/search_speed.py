@@ -70,7 +70,8 @@ def make_entries(n: int) -> list[Entry]:
 
 def make_vectors(n: int, dim: int) -> np.ndarray:
     vectors = np.random.default_rng(0).standard_normal((n, dim), dtype=np.float32)
-    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors
 
 
 def pick_queries(count: int) -> list[str]:
@@ -116,9 +117,6 @@ def run_ours(args: argparse.Namespace) -> dict:
     report = service.sync(entries)
     build = time.perf_counter() - t0
     assert report.embedded == 0, report
-    t0 = time.perf_counter()
-    SearchService(Path(args.work) / "ours", embedder=embedder).sync(entries)
-    restart = time.perf_counter() - t0
     updates = []
     rng = random.Random(11)
     for k in range(UPDATES):
@@ -127,7 +125,7 @@ def run_ours(args: argparse.Namespace) -> dict:
         t0 = time.perf_counter()
         service.update(entry)
         updates.append(time.perf_counter() - t0)
-    out = {"build": build, "restart": restart, "update": statistics.median(updates) * 1000}
+    out = {"build": build, "update": statistics.median(updates) * 1000}
     for mode in MODES:
         times = []
         for query in pick_queries(args.queries):
@@ -138,6 +136,11 @@ def run_ours(args: argparse.Namespace) -> dict:
         out[mode] = percentiles(times)
     out["rss"] = peak_rss_mb()
     out["rss_entries"] = rss_entries
+    # A restart: a new service over unchanged entries (after the first is gone).
+    del service
+    t0 = time.perf_counter()
+    SearchService(Path(args.work) / "ours", embedder=embedder).sync(entries)
+    out["restart"] = time.perf_counter() - t0
     return out
 
 

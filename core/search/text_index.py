@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,14 +77,23 @@ class TextIndex:
         return index
 
     # -- writing -----------------------------------------------------------------
-    def apply(self, upserts: Iterable[Entry], deletes: Iterable[str] = ()) -> None:
-        """Add or replace `upserts`, remove `deletes`, in one commit."""
-        writer = self.index.writer(_WRITER_HEAP, 1)
+    def apply(
+        self,
+        upserts: Sequence[Entry],
+        deletes: Iterable[str] = (),
+        *,
+        fresh: set[str] = frozenset(),
+    ) -> None:
+        """Add or replace `upserts`, remove `deletes`, in one commit. Ids in `fresh` are
+        known not to be in the index yet (no delete needed)."""
+        # Bulk loads index on two threads; a single update stays on one.
+        writer = self.index.writer(_WRITER_HEAP, 2 if len(upserts) > 1000 else 1)
         try:
             for entry_id in deletes:
                 writer.delete_documents_by_term("id", entry_id)
             for entry in upserts:
-                writer.delete_documents_by_term("id", entry.id)
+                if entry.id not in fresh:
+                    writer.delete_documents_by_term("id", entry.id)
                 writer.add_document(self._document(entry))
             writer.commit()
             writer.wait_merging_threads()

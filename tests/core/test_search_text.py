@@ -151,3 +151,15 @@ def test_deleted_text_index_is_rebuilt_from_entries(tmp_path: Path) -> None:
     service = SearchService(tmp_path / "index", embedder=None)
     service.sync(entries)
     assert _ids(service.search("alpha", mode="text")) == ["a"]
+
+
+def test_single_updates_survive_a_restart_without_reindexing(tmp_path: Path) -> None:
+    entries = [Entry(summary=f"note {i}", id=f"n{i}") for i in range(3)]
+    service = _service(tmp_path, entries)
+    changed = entries[1].copy(summary="note changed", version=2)
+    service.update(changed)
+    service.remove("n2")
+    added = Entry(summary="brand new note", id="n9")
+    service.update(added)
+    report = SearchService(tmp_path / "index", embedder=None).sync([entries[0], changed, added])
+    assert (report.added, report.updated, report.removed) == (0, 0, 0)
