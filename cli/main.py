@@ -10,13 +10,35 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
+import memdesk.cli as cli_package
 from memdesk.cli.context import CliContext, UserError
 
-# One module per group of verbs; a new verb group adds its module here.
-COMMAND_MODULES: tuple[str, ...] = ("memdesk.cli.cmd_store", "memdesk.cli.cmd_search")
+# Every `cmd_*.py` module in this package is a verb group (found at start-up, so a new
+# group needs no registration here). Order decides the order in `memdesk --help`.
+COMMAND_ORDER: tuple[str, ...] = (
+    "store",
+    "app",
+    "extract",
+    "search",
+    "context",
+    "consolidate",
+    "stats",
+    "git",
+)
+
+
+def command_modules() -> list[str]:
+    names = [
+        m.name for m in pkgutil.iter_modules(cli_package.__path__) if m.name.startswith("cmd_")
+    ]
+    rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+    names.sort(key=lambda n: (rank.get(n.removeprefix("cmd_"), len(rank)), n))
+    return [f"memdesk.cli.{name}" for name in names]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--dir", default=".", help="working directory holding MEMORY.md and .memdesk/ (default: .)"
     )
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
-    for name in COMMAND_MODULES:
+    for name in command_modules():
         importlib.import_module(name).register(sub)
     return parser
 
@@ -44,11 +66,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     # `memdesk` or `memdesk DIR` (no verb) opens the TUI on that directory.
-    positional = [a for a in args_list if not a.startswith("-")]
-    if not positional or (len(positional) == 1 and not _is_verb(positional[0], parser)):
+    positional = _positionals(args_list)
+    if not positional or not _is_verb(positional[0], parser):
         if any(a in ("-h", "--help") for a in args_list):
             parser.print_help()
             return 0
+        if positional and (len(positional) > 1 or not Path(positional[0]).is_dir()):
+            print(
+                f"memdesk: {positional[0]!r} is neither a verb nor a directory "
+                "(see `memdesk --help`)",
+                file=sys.stderr,
+            )
+            return 2
         args_list = [*args_list, "open"] if not positional else _as_open(args_list, positional[0])
     try:
         args = parser.parse_args(args_list)
@@ -62,6 +91,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `memdesk list | head`: the reader left; not an error
+        sys.stderr.close()
+        return 0
+
+
+def _positionals(args_list: list[str]) -> list[str]:
+    """Words that are not options or the value of --dir."""
+    out: list[str] = []
+    skip = False
+    for word in args_list:
+        if skip:
+            skip = False
+            continue
+        if word == "--dir":
+            skip = True
+            continue
+        if not word.startswith("-"):
+            out.append(word)
+    return out
 
 
 def _as_open(args_list: list[str], directory: str) -> list[str]:

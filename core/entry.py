@@ -131,8 +131,15 @@ class Source:
     excerpt: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        raw = dataclasses.asdict(self)
-        return {k: raw[k] for k in SOURCE_ORDER}
+        return {
+            "origin": self.origin,
+            "session_id": self.session_id,
+            "timestamp": self.timestamp,
+            "files": list(self.files),
+            "commands": list(self.commands),
+            "locator": self.locator,
+            "excerpt": self.excerpt,
+        }
 
     @classmethod
     def from_dict(cls, data: Any, *, path: str = "") -> Source:
@@ -233,7 +240,7 @@ class Entry:
                 value = list(value)
             elif isinstance(value, dict):
                 value = dict(value)
-            if value is None:
+            if value is None or (name == "flags" and not value):
                 continue
             out[name] = value
         return out

@@ -1,0 +1,58 @@
+"""`memdesk open [DIR]` (also plain `memdesk [DIR]`) and `memdesk demo`: the TUI."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from memdesk.cli.context import CliContext, UserError
+from memdesk.core.demo import copy_demo_project
+from memdesk.core.store import Store, StoreError, is_store
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("open", help="open the TUI on a working directory (the default verb)")
+    p.add_argument("path", nargs="?", help="working directory (default: --dir or .)")
+    p.add_argument("--init", action="store_true", help="create .memdesk/ if it is missing")
+    p.set_defaults(func=run_open)
+
+    p = sub.add_parser("demo", help="open the TUI on a copy of the bundled demo project")
+    p.add_argument("--path", help="copy the demo here instead of a temporary folder")
+    p.add_argument("--no-tui", action="store_true", help="only copy it and print where")
+    p.set_defaults(func=run_demo)
+
+
+def _run_tui(store: Store) -> int:
+    from memdesk.tui.app import build_app
+
+    app = build_app(store)
+    app.run()
+    return int(app.return_code or 0)
+
+
+def run_open(args: argparse.Namespace, ctx: CliContext) -> int:
+    root = Path(args.path) if args.path else ctx.dir
+    try:
+        if not is_store(root):
+            if not args.init:
+                raise UserError(
+                    f"{root}: not a memdesk working directory (no .memdesk/); "
+                    "run `memdesk init` there, or `memdesk demo` to try the demo project"
+                )
+            store = Store.init(root)
+        else:
+            store = Store.open(root)
+    except StoreError as exc:
+        raise UserError(str(exc)) from exc
+    return _run_tui(store)
+
+
+def run_demo(args: argparse.Namespace, ctx: CliContext) -> int:
+    target = Path(args.path) if args.path else Path(tempfile.mkdtemp(prefix="memdesk-demo-"))
+    root = copy_demo_project(target)
+    store = Store.open(root)
+    if args.no_tui:
+        print(root)
+        return 0
+    return _run_tui(store)

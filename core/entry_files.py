@@ -1,0 +1,183 @@
+"""Reading and writing entry files, tolerating damage.
+
+A damaged file never stops the store from loading: it becomes a `Problem` naming the
+path, the line and what is wrong. Files with git conflict markers are parsed side by
+side and offered as a conflict.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from memdesk.core.atomic import atomic_write_bytes
+from memdesk.core.entry import Entry, EntryError
+
+MAX_ENTRY_BYTES = 1_000_000  # an entry is a few hundred bytes; a megabyte is junk
+
+_TOML_LINE = re.compile(r"line (\d+)")
+
+
+@dataclass
+class Problem:
+    """Something wrong with a file in the store, for the user to see and fix."""
+
+    path: str
+    line: int | None
+    message: str
+    kind: str = "invalid"  # invalid, binary, too-large, conflict-markers, symlink, unreadable
+    sides: dict[str, Entry | None] = field(default_factory=dict)  # for conflict markers
+    side_errors: dict[str, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "kind": self.kind,
+            "message": self.message,
+            "sides": {k: (v.to_json() if v else None) for k, v in self.sides.items()},
+            "side_errors": self.side_errors,
+        }
+
+
+def entry_to_toml(entry: Entry) -> bytes:
+    return tomli_w.dumps(entry.to_dict(), multiline_strings=True).encode("utf-8")
+
+
+def write_entry_file(path: Path, entry: Entry, *, durable: bool = True) -> None:
+    atomic_write_bytes(path, entry_to_toml(entry), durable=durable)
+
+
+def parse_entry_text(text: str, path: str) -> Entry:
+    """Parse TOML text into an Entry; raises EntryError with a line where known."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = _TOML_LINE.search(str(exc))
+        err = EntryError(f"malformed TOML: {exc}", path=path)
+        err.line = int(match.group(1)) if match else None  # type: ignore[attr-defined]
+        raise err from exc
+    entry = Entry.from_dict(data, path=path)
+    return entry
+
+
+def _field_line(text: str, field_name: str) -> int | None:
+    pattern = re.compile(rf"^\s*{re.escape(field_name.split('.')[-1])}\s*=", re.M)
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def split_conflict_markers(text: str) -> tuple[str, str, str | None, int] | None:
+    """Split git conflict markers into (ours, theirs, base-or-None, first marker line)."""
+    if "<<<<<<< " not in text and "\n<<<<<<<" not in text and not text.startswith("<<<<<<<"):
+        return None
+    ours: list[str] = []
+    theirs: list[str] = []
+    base: list[str] = []
+    has_base = False
+    state = "both"
+    first_line = 0
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        if line.startswith("<<<<<<<"):
+            state = "ours"
+            first_line = first_line or number
+            continue
+        if line.startswith("|||||||") and state == "ours":
+            state, has_base = "base", True
+            continue
+        if line.startswith("=======") and state in ("ours", "base"):
+            state = "theirs"
+            continue
+        if line.startswith(">>>>>>>") and state == "theirs":
+            state = "both"
+            continue
+        if state == "both":
+            ours.append(line)
+            theirs.append(line)
+            base.append(line)
+        elif state == "ours":
+            ours.append(line)
+        elif state == "base":
+            base.append(line)
+        else:
+            theirs.append(line)
+    if not first_line:
+        return None
+    return "".join(ours), "".join(theirs), "".join(base) if has_base else None, first_line
+
+
+def is_within(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+        return True
+    except (ValueError, OSError):
+        return False
+
+
+def read_entry_file(path: Path, root: Path) -> Entry | Problem:
+    """Read one entry file; return the entry or a Problem describing the damage."""
+    shown = str(path.relative_to(root)) if is_within(path, root) else str(path)
+    if path.is_symlink() and not is_within(path, root):
+        return Problem(
+            shown, None, "symlink leads outside the working directory; not followed", "symlink"
+        )
+    try:
+        size = os.stat(path).st_size
+    except OSError as exc:
+        return Problem(shown, None, f"cannot read: {exc.strerror}", "unreadable")
+    if size > MAX_ENTRY_BYTES:
+        return Problem(
+            shown, None, f"file is {size:,} bytes; an entry is at most 1 MB", "too-large"
+        )
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return Problem(shown, None, f"cannot read: {exc.strerror}", "unreadable")
+    if b"\x00" in raw:
+        line = raw[: raw.index(b"\x00")].count(b"\n") + 1
+        return Problem(shown, line, "binary data (NUL byte), not a TOML entry", "binary")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        return Problem(shown, line, "not UTF-8 text (binary junk?)", "binary")
+    split = split_conflict_markers(text)
+    if split is not None:
+        ours_text, theirs_text, base_text, line = split
+        problem = Problem(
+            shown,
+            line,
+            "git conflict markers: both sides are offered as a conflict to resolve",
+            "conflict-markers",
+        )
+        for side, side_text in (("ours", ours_text), ("theirs", theirs_text), ("base", base_text)):
+            if side_text is None:
+                continue
+            try:
+                problem.sides[side] = parse_entry_text(side_text, shown)
+            except EntryError as exc:
+                problem.sides[side] = None
+                problem.side_errors[side] = str(exc)
+        return problem
+    try:
+        entry = parse_entry_text(text, shown)
+    except EntryError as exc:
+        line = getattr(exc, "line", None) or (_field_line(text, exc.field) if exc.field else None)
+        return Problem(shown, line, str(exc).removeprefix(f"{shown}: "), "invalid")
+    if path.stem != entry.id:
+        return Problem(
+            shown,
+            _field_line(text, "id"),
+            f"id {entry.id!r} does not match the file name {path.name!r}",
+            "invalid",
+        )
+    return entry

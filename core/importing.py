@@ -1,0 +1,77 @@
+"""Import entries from JSON/JSONL (seed 004's format) and export them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memdesk.core.entry import Entry, EntryError, entry_from_json
+
+
+@dataclass
+class ImportResult:
+    entries: list[tuple[int, Entry]] = field(default_factory=list)  # (position, entry)
+    errors: list[str] = field(default_factory=list)
+
+
+def read_import_file(path: Path) -> ImportResult:
+    """A JSON array or JSONL of entries. Invalid items are reported with their position
+    (array index or line number); the valid ones are returned."""
+    result = ImportResult()
+    try:
+        text = path.read_text("utf-8")
+    except UnicodeDecodeError as exc:
+        result.errors.append(f"{path}: not UTF-8 text (byte {exc.start})")
+        return result
+    stripped = text.lstrip()
+    items: list[tuple[str, object]] = []
+    if stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            result.errors.append(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}")
+            return result
+        items = [(f"item {i}", item) for i, item in enumerate(data)]
+    else:
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                items.append((f"line {number}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                result.errors.append(f"{path}:{number}: malformed JSON: {exc.msg}")
+    for position, item in items:
+        if not isinstance(item, dict):
+            result.errors.append(
+                f"{path}: {position}: expected an object, got {type(item).__name__}"
+            )
+            continue
+        try:
+            entry = entry_from_json(item, path=f"{path}: {position}")
+        except EntryError as exc:
+            result.errors.append(str(exc))
+            continue
+        number = int(position.split()[-1])
+        result.entries.append((number, entry))
+    return result
+
+
+def export_entries(entries: list[Entry], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps([e.to_json() for e in entries], ensure_ascii=False, indent=2) + "\n"
+    if fmt == "jsonl":
+        return "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in entries)
+    if fmt == "md":
+        lines = ["# memdesk export", ""]
+        for status in ("confirmed", "candidate", "superseded", "expired"):
+            chosen = [e for e in entries if e.status == status]
+            if not chosen:
+                continue
+            lines.append(f"## {status}")
+            for e in chosen:
+                lines.append(f"- {e.summary}  `{e.id}` ({e.kind}, {e.scope}, {e.confidence})")
+                lines.extend(f"  - {fact}" for fact in e.facts)
+            lines.append("")
+        return "\n".join(lines)
+    raise ValueError(f"unknown export format {fmt!r}; allowed: json, jsonl, md")

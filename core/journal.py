@@ -1,0 +1,114 @@
+"""The append-only journal: `.memdesk/journal.jsonl`, one JSON record per line.
+
+Each record keeps the whole entry before and after the operation, so any operation can
+be undone and any old version rebuilt (and used as the base of a 3-way merge). Records
+of one user action share a `group` id; undo and redo work on groups.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memdesk.core.atomic import append_line_durably
+from memdesk.core.entry import now
+
+
+@dataclass
+class JournalRecord:
+    op: str  # add, edit, approve, reject, supersede, expire, rescope, delete, undo, redo, ...
+    entry_id: str = ""
+    actor: str = ""
+    time: str = ""
+    group: str = ""
+    version_before: int | None = None
+    version_after: int | None = None
+    changes: dict[str, list[Any]] = field(default_factory=dict)  # field -> [old, new]
+    before: dict[str, Any] | None = None  # full entry (JSON form) before, None if new
+    after: dict[str, Any] | None = None  # full entry after, None if removed
+    target_group: str = ""  # for undo/redo: the group undone or redone
+    payload: dict[str, Any] = field(default_factory=dict)  # events (memory_flushed, ...)
+
+    def to_json(self) -> str:
+        # Not dataclasses.asdict: it deep-copies the entry snapshots, and this is hot.
+        data = {
+            name: getattr(self, name)
+            for name in self.__dataclass_fields__
+            if getattr(self, name) not in (None, "", {}, [])
+        }
+        return json.dumps(data, ensure_ascii=False, default=str, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, line: str) -> JournalRecord:
+        data = json.loads(line)
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def new_group() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class Journal:
+    """Reads and appends journal records. Appends happen under the store lock."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.skipped_lines: list[int] = []
+        self._cache: list[JournalRecord] = []
+        self._cache_offset = 0
+        self._cache_ino: int | None = None
+
+    def append(self, record: JournalRecord) -> JournalRecord:
+        if not record.time:
+            record.time = now().isoformat()
+        append_line_durably(self.path, record.to_json())
+        return record
+
+    def append_many(self, records: list[JournalRecord]) -> None:
+        """Append a group's records with one write, so a crash keeps all or none."""
+        stamp = now().isoformat()
+        lines = []
+        for record in records:
+            record.time = record.time or stamp
+            lines.append(record.to_json())
+        if lines:
+            append_line_durably(self.path, "\n".join(lines))
+
+    def records(self) -> list[JournalRecord]:
+        """All records, read incrementally (only the new tail is parsed on each call)."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self._cache, self._cache_offset, self._cache_ino = [], 0, None
+            return []
+        if st.st_ino != self._cache_ino or st.st_size < self._cache_offset:
+            self._cache, self._cache_offset, self._cache_ino = [], 0, st.st_ino
+            self.skipped_lines = []
+        if st.st_size > self._cache_offset:
+            with open(self.path, "rb") as handle:
+                handle.seek(self._cache_offset)
+                data = handle.read()
+            end = data.rfind(b"\n") + 1  # a half-appended last line waits for its newline
+            line_no = len(self._cache) + len(self.skipped_lines)
+            for raw in data[:end].splitlines():
+                line_no += 1
+                if not raw.strip():
+                    continue
+                try:
+                    self._cache.append(JournalRecord.from_json(raw.decode("utf-8")))
+                except (ValueError, TypeError):
+                    self.skipped_lines.append(line_no)
+            self._cache_offset += end
+        return list(self._cache)
+
+    def __iter__(self) -> Iterator[JournalRecord]:
+        return iter(self.records())
+
+    def for_entry(self, entry_id: str) -> list[JournalRecord]:
+        return [r for r in self.records() if r.entry_id == entry_id]

@@ -1,0 +1,878 @@
+"""The store: a working directory's memory, one TOML file per entry, journaled.
+
+Every mutation is one commit: the planned before/after states are written to a pending
+batch file (the WAL), then the entry files (atomically), then the journal records in a
+single append, then the pending file is removed. A process killed anywhere in between
+leaves a pending file that the next open rolls back, so the store is always either
+before or after a batch. All of it happens under a cross-process file lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import tomllib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memdesk.core.atomic import (
+    FileLock,
+    atomic_write_text,
+    fsync_dir,
+    remove_stale_temp_files,
+    sync_all,
+)
+from memdesk.core.entry import (
+    EDITABLE_FIELDS,
+    Entry,
+    EntryError,
+    Source,
+    now,
+    text_hash,
+)
+from memdesk.core.entry_files import Problem, is_within, read_entry_file, write_entry_file
+from memdesk.core.journal import Journal, JournalRecord, new_group
+from memdesk.core.memory_md import MemoryFile
+from memdesk.core.merge import Conflict, MergeConflict, merge_entry_dicts
+
+META_DIR = ".memdesk"
+# Actors whose actions `undo` reverses by default: a person at the CLI or in the TUI.
+# Automatic writers (MEMORY.md ingestion, agent flushes, watchers) are not undone by
+# a person's undo, so pressing undo never eats an agent's fact.
+HUMAN_ACTORS: frozenset[str] = frozenset({"cli", "tui", "user"})
+DEFAULT_SETTINGS = """\
+# memdesk settings for this working directory. Every key is optional.
+
+[context]
+purpose = "coding"       # coding | chat | a purpose defined under [context.purposes]
+budget = 2000            # MEMORY.md and the default preview are limited to this
+unit = "tokens"          # tokens | chars
+"""
+
+
+# What is local to one checkout (derived or in-flight) stays out of git.
+GITIGNORE = """\
+# derived from the entries, or local to this checkout
+index/
+lock
+retired/
+conflicts/
+pending-batch.json
+memory_md.json
+ingest_state.json
+"""
+# The journal is append-only: a union merge keeps both branches' records. Entry files
+# merge field by field with `memdesk merge-driver` once git is told about it (see
+# `memdesk merge-driver --install`); without that, git's text merge leaves markers that
+# memdesk offers as a conflict.
+GITATTRIBUTES = """\
+journal.jsonl merge=union
+entries/*.toml merge=memdesk
+"""
+
+
+class StoreError(Exception):
+    """A store operation that cannot be done; the message says why, for a person."""
+
+
+class NotFound(StoreError):
+    pass
+
+
+class GuardRefused(StoreError):
+    """The do-not-write guard refused an entry (a secret, a recalled memory block...)."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        self.reasons = reasons
+        super().__init__("refused by the do-not-write guard: " + "; ".join(reasons))
+
+
+@dataclass
+class Change:
+    """What one commit did; sent to subscribers (the TUI, the search index)."""
+
+    op: str
+    ids: list[str]
+    actor: str
+    group: str
+
+
+@dataclass
+class _Op:
+    op: str
+    entry_id: str
+    before: Entry | None
+    after: Entry | None
+    changes: dict[str, list[Any]] = field(default_factory=dict)
+
+
+@dataclass
+class UndoResult:
+    group: str
+    op: str
+    ids: list[str]
+
+
+def _diff(before: Entry | None, after: Entry | None) -> dict[str, list[Any]]:
+    b = before.to_json() if before else {}
+    a = after.to_json() if after else {}
+    skip = {"version", "updated", "last_access"}
+    return {k: [b.get(k), a.get(k)] for k in {*a, *b} if k not in skip and b.get(k) != a.get(k)}
+
+
+class Store:
+    """A memdesk working directory (`root`) and its `.memdesk/` folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+        self.meta_dir = self.root / META_DIR
+        self.entries_dir = self.meta_dir / "entries"
+        self.inbox_dir = self.meta_dir / "inbox"
+        self.index_dir = self.meta_dir / "index"
+        self.conflicts_dir = self.meta_dir / "conflicts"
+        self.settings_path = self.meta_dir / "settings.toml"
+        self.pending_path = self.meta_dir / "pending-batch.json"
+        self.lock = FileLock(self.meta_dir / "lock")
+        self.journal = Journal(self.meta_dir / "journal.jsonl")
+        self.memory_file = MemoryFile(self.root, self.meta_dir)
+        self._files: dict[str, tuple[int, int, Entry | Problem]] = {}
+        self._listeners: list[Callable[[Change], None]] = []
+        self._batch: _Batch | None = None
+        self.auto_render = True
+
+    # -- opening -----------------------------------------------------------------
+    @classmethod
+    def init(cls, root: Path | str) -> Store:
+        root = Path(root)
+        if not root.is_dir():
+            raise StoreError(f"{root}: not a directory")
+        meta = root / META_DIR
+        for sub in ("entries", "inbox", "index", "conflicts"):
+            (meta / sub).mkdir(parents=True, exist_ok=True)
+        gitignore = meta / ".gitignore"
+        if not gitignore.exists():
+            atomic_write_text(gitignore, GITIGNORE)
+        gitattributes = meta / ".gitattributes"
+        if not gitattributes.exists():
+            atomic_write_text(gitattributes, GITATTRIBUTES)
+        settings = meta / "settings.toml"
+        if not settings.exists():
+            atomic_write_text(settings, DEFAULT_SETTINGS)
+        (meta / "journal.jsonl").touch()
+        store = cls(root)
+        store.recover()
+        return store
+
+    @classmethod
+    def open(cls, root: Path | str) -> Store:
+        root = Path(root)
+        if not (root / META_DIR).is_dir():
+            raise StoreError(
+                f"{root}: not a memdesk working directory (no {META_DIR}/); run `memdesk init`"
+            )
+        store = cls(root)
+        store.entries_dir.mkdir(parents=True, exist_ok=True)
+        store.recover()
+        return store
+
+    def recover(self) -> None:
+        """Roll back a batch interrupted by a crash; drop temp files of killed writers."""
+        with self.lock.held():
+            remove_stale_temp_files(self.entries_dir)
+            remove_stale_temp_files(self.meta_dir)
+            if not self.pending_path.exists():
+                return
+            try:
+                pending = json.loads(self.pending_path.read_text("utf-8"))
+            except (OSError, ValueError):
+                pending = None
+            if pending and not any(r.group == pending["group"] for r in self.journal.records()):
+                for item in reversed(pending["ops"]):
+                    path = self._path(item["entry_id"])
+                    before = item.get("before")
+                    if before is None:
+                        with contextlib.suppress(FileNotFoundError):
+                            path.unlink()
+                    else:
+                        write_entry_file(path, Entry.from_dict(_no_nulls(before)))
+                fsync_dir(self.entries_dir)
+            self.pending_path.unlink(missing_ok=True)
+            self._files.clear()
+
+    # -- settings ----------------------------------------------------------------
+    @property
+    def settings(self) -> dict[str, Any]:
+        """Raw settings (validated by the component that reads each section)."""
+        try:
+            return tomllib.loads(self.settings_path.read_text("utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{self.settings_path}: {exc}") from exc
+
+    # -- reading -----------------------------------------------------------------
+    def _path(self, entry_id: str) -> Path:
+        return self.entries_dir / f"{entry_id}.toml"
+
+    def _scan(self) -> None:
+        """Refresh the in-memory view; only files whose mtime or size changed are read."""
+        seen: set[str] = set()
+        try:
+            children = list(os.scandir(self.entries_dir))
+        except FileNotFoundError:
+            children = []
+        for child in children:
+            if not child.name.endswith(".toml") or child.name.startswith("."):
+                continue
+            seen.add(child.name)
+            try:
+                st = child.stat(follow_symlinks=True)
+                key = _file_key(st)
+            except OSError:
+                key = (-1, -1)
+            cached = self._files.get(child.name)
+            if cached and cached[:2] == key and key != (-1, -1):
+                continue
+            self._files[child.name] = (*key, read_entry_file(Path(child.path), self.root))
+        for name in set(self._files) - seen:
+            del self._files[name]
+
+    def entries(self) -> list[Entry]:
+        self._scan()
+        found = [item for _, _, item in self._files.values() if isinstance(item, Entry)]
+        if self._batch:
+            by_id = {e.id: e for e in found}
+            for entry_id, entry in self._batch.overlay.items():
+                if entry is None:
+                    by_id.pop(entry_id, None)
+                else:
+                    by_id[entry_id] = entry
+            found = list(by_id.values())
+        return sorted(found, key=lambda e: (e.created, e.id))
+
+    @property
+    def problems(self) -> list[Problem]:
+        self._scan()
+        found = [item for _, _, item in self._files.values() if isinstance(item, Problem)]
+        return sorted(found, key=lambda p: p.path)
+
+    def get(self, entry_id: str) -> Entry:
+        entry = self.find(entry_id)
+        if entry is None:
+            raise NotFound(f"no entry with id {entry_id!r}")
+        return entry
+
+    def find(self, entry_id: str) -> Entry | None:
+        if self._batch and entry_id in self._batch.overlay:
+            return self._batch.overlay[entry_id]
+        path = self._path(entry_id)
+        if not path.exists():
+            return None
+        try:
+            st = path.stat()
+            key = _file_key(st)
+        except OSError:
+            return None
+        cached = self._files.get(path.name)
+        if cached and cached[:2] == key:
+            item = cached[2]
+        else:
+            item = read_entry_file(path, self.root)
+            self._files[path.name] = (*key, item)
+        return item if isinstance(item, Entry) else None
+
+    def resolve_id(self, prefix: str) -> str:
+        """Full id from a unique prefix (people type short ids)."""
+        if self.find(prefix):
+            return prefix
+        matches = [e.id for e in self.entries() if e.id.startswith(prefix)]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise NotFound(f"no entry with id {prefix!r}")
+        raise StoreError(f"id prefix {prefix!r} is ambiguous: {', '.join(matches[:5])}")
+
+    def known_hashes(self) -> set[str]:
+        """Hashes of every summary the store holds or has rejected/deleted."""
+        hashes = {e.text_hash for e in self.entries()}
+        for record in self.journal.records():
+            if record.op in ("reject", "delete") and record.before:
+                hashes.add(text_hash(record.before.get("summary", "")))
+        return hashes
+
+    def due_to_expire(self, today: dt.date | None = None) -> list[Entry]:
+        return [
+            e
+            for e in self.entries()
+            if e.status in ("candidate", "confirmed") and e.is_past_valid_until(today)
+        ]
+
+    @property
+    def version(self) -> int:
+        """Changes with every commit (any process): a cheap cache key for derived views."""
+        self._scan()
+        try:
+            journal_size = os.stat(self.journal.path).st_size
+        except OSError:
+            journal_size = 0
+        return hash((journal_size, tuple(sorted((k, v[0], v[1]) for k, v in self._files.items()))))
+
+    # -- history -----------------------------------------------------------------
+    def history(self, entry_id: str) -> list[JournalRecord]:
+        return self.journal.for_entry(entry_id)
+
+    def version_of(self, entry_id: str, version: int) -> Entry | None:
+        """Rebuild any old version of an entry from the journal."""
+        for record in reversed(self.journal.for_entry(entry_id)):
+            for state in (record.after, record.before):
+                if state and state.get("version") == version:
+                    return Entry.from_dict(_no_nulls(state))
+        current = self.find(entry_id)
+        if current and current.version == version:
+            return current
+        return None
+
+    # -- subscribers ---------------------------------------------------------------
+    def subscribe(self, callback: Callable[[Change], None]) -> Callable[[], None]:
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback)
+
+    # -- committing ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def batch(self, actor: str = "user", label: str = "batch") -> Iterator[_Batch]:
+        """Many operations as one journaled, atomic, undoable group."""
+        if self._batch is not None:  # nested: join the outer batch
+            yield self._batch
+            return
+        with self.lock.held():
+            self._batch = _Batch(actor, label)
+            try:
+                yield self._batch
+                ops = self._batch.ops
+            finally:
+                batch, self._batch = self._batch, None
+            if ops:
+                self._commit(ops, batch.actor, batch.label)
+
+    def _stage(self, ops: list[_Op], actor: str, label: str) -> None:
+        if self._batch is not None:
+            for op in ops:
+                self._batch.ops.append(op)
+                self._batch.overlay[op.entry_id] = op.after
+            return
+        with self.lock.held():
+            self._commit(ops, actor, label)
+
+    def _commit(self, ops: list[_Op], actor: str, label: str, target_group: str = "") -> None:
+        group = new_group()
+        pending = {
+            "group": group,
+            "ops": [
+                {
+                    "entry_id": op.entry_id,
+                    "before": op.before.to_json() if op.before else None,
+                    "after": op.after.to_json() if op.after else None,
+                }
+                for op in ops
+            ],
+        }
+        atomic_write_text(self.pending_path, json.dumps(pending, ensure_ascii=False, default=str))
+        # Few files: fsync each. Many: write them all, then one sync. Either way the files
+        # are durable before the journal says the batch happened.
+        one_by_one = len(ops) <= 3
+        for op in ops:
+            path = self._path(op.entry_id)
+            if op.after is None:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+            else:
+                write_entry_file(path, op.after, durable=one_by_one)
+                with contextlib.suppress(OSError):  # we know what we wrote: no re-read
+                    st = path.stat()
+                    self._files[path.name] = (*_file_key(st), op.after.copy())
+        if one_by_one:
+            fsync_dir(self.entries_dir)
+        else:
+            sync_all()
+        time = now().isoformat()
+        records = [
+            JournalRecord(
+                op=op.op,
+                entry_id=op.entry_id,
+                actor=actor,
+                time=time,
+                group=group,
+                version_before=op.before.version if op.before else None,
+                version_after=op.after.version if op.after else None,
+                changes=op.changes or _diff(op.before, op.after),
+                before=op.before.to_json() if op.before else None,
+                after=op.after.to_json() if op.after else None,
+                payload={"label": label} if len(ops) > 1 else {},
+                target_group=target_group,
+            )
+            for op in ops
+        ]
+        self.journal.append_many(records)
+        self.pending_path.unlink(missing_ok=True)
+        change = Change(label, [op.entry_id for op in ops], actor, group)
+        if self.auto_render:
+            self.render_memory_md()
+        for listener in list(self._listeners):
+            with contextlib.suppress(Exception):  # a broken listener never breaks a write
+                listener(change)
+
+    def record_event(self, op: str, payload: dict[str, Any], actor: str = "agent") -> None:
+        """Journal an event that changes no entry (e.g. memory_flushed)."""
+        with self.lock.held():
+            self.journal.append(
+                JournalRecord(op=op, actor=actor, group=new_group(), payload=payload)
+            )
+
+    # -- guard -------------------------------------------------------------------
+    @staticmethod
+    def _screen(entry: Entry) -> Entry:
+        from memdesk.core.guard import screen
+
+        verdict = screen(entry)
+        if verdict.entry is None:
+            raise GuardRefused(verdict.reasons or ["refused"])
+        return verdict.entry
+
+    # -- operations --------------------------------------------------------------
+    def add(self, entry: Entry, actor: str = "user") -> Entry:
+        return self.add_many([entry], actor, label="add")[0]
+
+    def add_many(
+        self,
+        entries: Iterable[Entry],
+        actor: str = "user",
+        label: str = "add",
+        refused: list[tuple[Entry, GuardRefused]] | None = None,
+    ) -> list[Entry]:
+        """Add entries (guard-screened); an id already taken gets a fresh id.
+
+        The guard's refusal raises, unless `refused` is given: then refused entries are
+        collected there and the others are still added."""
+        stamp = now()
+        prepared: list[Entry] = []
+        with self.lock.held():
+            taken: set[str] = set()
+            for entry in entries:
+                try:
+                    entry = self._screen(entry)
+                except GuardRefused as exc:
+                    if refused is None:
+                        raise
+                    refused.append((entry, exc))
+                    continue
+                if entry.id in taken or self.find(entry.id) is not None:
+                    entry.id = _fresh_id(entry.id, lambda i: i in taken or self.find(i) is not None)
+                taken.add(entry.id)
+                entry.version = 1
+                entry.updated = stamp
+                prepared.append(entry)
+            if prepared:
+                self._stage([_Op("add", e.id, None, e) for e in prepared], actor, label)
+        return prepared
+
+    def edit(
+        self,
+        entry_id: str,
+        changes: dict[str, Any],
+        *,
+        base_version: int | None = None,
+        actor: str = "user",
+        op: str = "edit",
+    ) -> Entry:
+        """Change fields of an entry.
+
+        `base_version` is the version the caller read. If the entry moved on since, the
+        change is 3-way merged with that version (from the journal) as the base; only
+        overlapping changes raise `MergeConflict`, which carries the field-wise conflict.
+        """
+        unknown = set(changes) - set(EDITABLE_FIELDS)
+        if unknown:
+            raise StoreError(f"cannot edit field(s) {sorted(unknown)}")
+        with self.lock.held():
+            current = self.get(entry_id)
+            base = current
+            if base_version is not None and base_version != current.version:
+                base = self.version_of(entry_id, base_version)
+                if base is None:
+                    raise StoreError(f"version {base_version} of {entry_id} is not in the journal")
+            wanted = _apply(base, changes)
+            if base is not current:
+                result = merge_entry_dicts(base.to_json(), wanted.to_json(), current.to_json())
+                if not result.clean:
+                    conflict = Conflict(
+                        entry_id,
+                        base.to_json(),
+                        wanted.to_json(),
+                        current.to_json(),
+                        result.conflicts,
+                        result.merged,
+                        created=now().isoformat(),
+                    )
+                    raise MergeConflict(conflict)
+                wanted = Entry.from_dict(_no_nulls(result.merged))
+            after = self._screen(wanted)
+            after.id, after.created = current.id, current.created
+            after.version = current.version + 1
+            after.updated = now()
+            if after.to_json() | {"version": 0, "updated": None} == current.to_json() | {
+                "version": 0,
+                "updated": None,
+            }:
+                return current  # nothing changed: no version, no journal line
+            self._stage([_Op(op, entry_id, current, after)], actor, op)
+            return after
+
+    def _set_status(self, ids: Iterable[str], status: str, op: str, actor: str) -> list[Entry]:
+        out: list[Entry] = []
+        with self.batch(actor, op):
+            for entry_id in ids:
+                out.append(self.edit(entry_id, {"status": status}, actor=actor, op=op))
+        return out
+
+    def approve(self, ids: Iterable[str], actor: str = "user") -> list[Entry]:
+        return self._set_status(ids, "confirmed", "approve", actor)
+
+    def expire(self, ids: Iterable[str], actor: str = "user") -> list[Entry]:
+        return self._set_status(ids, "expired", "expire", actor)
+
+    def rescope(self, ids: Iterable[str], scope: str, actor: str = "user") -> list[Entry]:
+        with self.batch(actor, "rescope"):
+            return [self.edit(i, {"scope": scope}, actor=actor, op="rescope") for i in ids]
+
+    def _remove(self, ids: Iterable[str], op: str, actor: str) -> list[Entry]:
+        removed: list[Entry] = []
+        with self.lock.held():
+            for entry_id in ids:
+                removed.append(self.get(entry_id))
+            self._stage([_Op(op, e.id, e, None) for e in removed], actor, op)
+        return removed
+
+    def reject(self, ids: Iterable[str], actor: str = "user") -> list[Entry]:
+        """Reject candidates: the file goes; the journal keeps it (undo brings it back)
+        and its text stays known, so the same fact appended again is not re-queued."""
+        return self._remove(ids, "reject", actor)
+
+    def delete(self, ids: Iterable[str], actor: str = "user") -> list[Entry]:
+        return self._remove(ids, "delete", actor)
+
+    def supersede(self, old_id: str, new_id: str, actor: str = "user") -> tuple[Entry, Entry]:
+        """`new` replaces `old`: old becomes superseded (linked both ways); new is confirmed."""
+        if old_id == new_id:
+            raise StoreError("an entry cannot supersede itself")
+        with self.batch(actor, "supersede"):
+            old = self.get(old_id)
+            new = self.get(new_id)
+            old_after = self.edit(
+                old_id,
+                {"status": "superseded", "superseded_by": new_id},
+                actor=actor,
+                op="supersede",
+            )
+            supersedes = [*new.supersedes, *([old_id] if old_id not in new.supersedes else [])]
+            new_changes: dict[str, Any] = {"supersedes": supersedes}
+            if new.status in ("candidate", "expired"):
+                new_changes["status"] = "confirmed"
+            new_after = self.edit(new_id, new_changes, actor=actor, op="supersede")
+            del old
+        return old_after, new_after
+
+    def merge_into(self, source_id: str, target_id: str, actor: str = "user") -> Entry:
+        """Fold a candidate into an existing entry: its facts, tags and links join the
+        target; the candidate is removed (journaled, undoable)."""
+        with self.batch(actor, "merge"):
+            source, target = self.get(source_id), self.get(target_id)
+            facts = [*target.facts]
+            for fact in [source.summary, *source.facts]:
+                if fact != target.summary and fact not in facts:
+                    facts.append(fact)
+            tags = [*target.tags, *[t for t in source.tags if t not in target.tags]]
+            related = [*target.related, *[r for r in source.related if r not in target.related]]
+            merged = self.edit(
+                target_id,
+                {"facts": facts, "tags": tags, "related": related},
+                actor=actor,
+                op="merge",
+            )
+            self._remove([source_id], "merge", actor)
+        return merged
+
+    # -- undo / redo ---------------------------------------------------------------
+    def _undo_state(
+        self, actors: frozenset[str] | None
+    ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """Groups that can be undone and redone, oldest first, as (logical group, the
+        group whose records last realised it): a redone group is undone by reversing
+        the redo, an undone group is redone by reversing the undo."""
+        applied: list[tuple[str, str]] = []
+        redo_stack: list[tuple[str, str]] = []
+        for record in self.journal.records():
+            if actors is not None and record.actor not in actors:
+                continue
+            if record.op in ("undo", "redo"):
+                target = record.target_group
+                if record.op == "undo" and any(t == target for t, _ in applied):
+                    applied = [item for item in applied if item[0] != target]
+                    redo_stack.append((target, record.group))
+                elif record.op == "redo" and any(t == target for t, _ in redo_stack):
+                    redo_stack = [item for item in redo_stack if item[0] != target]
+                    applied.append((target, record.group))
+            elif record.entry_id and not any(g == record.group for g, _ in applied):
+                applied.append((record.group, record.group))
+                redo_stack.clear()
+        return applied, redo_stack
+
+    def undo(self, actors: frozenset[str] | None = HUMAN_ACTORS, actor: str = "user") -> UndoResult:
+        """Reverse the latest not-yet-undone group of `actors` (default: people)."""
+        with self.lock.held():
+            applied, _ = self._undo_state(actors)
+            if not applied:
+                raise StoreError("nothing to undo")
+            target, realised = applied[-1]
+            return self._reverse_group(realised, target, "undo", actor)
+
+    def redo(self, actors: frozenset[str] | None = HUMAN_ACTORS, actor: str = "user") -> UndoResult:
+        """Re-apply the latest undone group (until a new change clears the redo stack)."""
+        with self.lock.held():
+            _, redo_stack = self._undo_state(actors)
+            if not redo_stack:
+                raise StoreError("nothing to redo")
+            target, undo_group = redo_stack[-1]
+            return self._reverse_group(undo_group, target, "redo", actor)
+
+    def _reverse_group(self, group: str, target: str, op: str, actor: str) -> UndoResult:
+        records = [r for r in self.journal.records() if r.group == group and r.entry_id]
+        ops: list[_Op] = []
+        state: dict[str, Entry | None] = {}
+        for record in reversed(records):
+            entry_id = record.entry_id
+            current = state[entry_id] if entry_id in state else self.find(entry_id)
+            current_version = current.version if current else None
+            if _content(current.to_json() if current else None) != _content(record.after):
+                raise StoreError(
+                    f"cannot {op}: entry {entry_id} was changed since (now version "
+                    f"{current_version}); edit it by hand or resolve first"
+                )
+            restored: Entry | None = None
+            if record.before is not None:
+                restored = Entry.from_dict(_no_nulls(record.before))
+                history = self.journal.for_entry(entry_id)
+                restored.version = max(current_version or 0, _max_version(history, entry_id)) + 1
+                restored.updated = now()
+            ops.append(_Op(op, entry_id, current, restored))
+            state[entry_id] = restored
+        first = next((r for r in self.journal.records() if r.group == target), None)
+        self._commit(ops, actor, op, target_group=target)
+        return UndoResult(target, first.op if first else op, [o.entry_id for o in ops])
+
+    # -- conflicts -------------------------------------------------------------------
+    def save_conflict(self, conflict: Conflict) -> Path:
+        """Keep an unresolved conflict for the conflict screen (`.memdesk/conflicts/`)."""
+        path = self.conflicts_dir / f"{conflict.entry_id}.json"
+        atomic_write_text(path, json.dumps(conflict.to_json(), ensure_ascii=False, default=str))
+        return path
+
+    def open_conflicts(self) -> list[Conflict]:
+        """Saved concurrent-edit conflicts plus entry files with git conflict markers."""
+        found: list[Conflict] = []
+        if self.conflicts_dir.is_dir():
+            for path in sorted(self.conflicts_dir.glob("*.json")):
+                try:
+                    found.append(Conflict.from_json(json.loads(path.read_text("utf-8"))))
+                except (OSError, ValueError, KeyError, TypeError):
+                    continue
+        for problem in self.problems:
+            if problem.kind != "conflict-markers":
+                continue
+            ours, theirs = problem.sides.get("ours"), problem.sides.get("theirs")
+            if ours is None or theirs is None:
+                continue
+            base = problem.sides.get("base")
+            result = merge_entry_dicts(
+                base.to_json() if base else None, ours.to_json(), theirs.to_json()
+            )
+            fields = result.conflicts
+            if base is None:  # no common base: every differing field is a choice
+                fields = [
+                    fc
+                    for fc in (
+                        _field_conflict(name, ours.to_json(), theirs.to_json())
+                        for name in EDITABLE_FIELDS
+                    )
+                    if fc is not None
+                ]
+            found.append(
+                Conflict(
+                    ours.id,
+                    base.to_json() if base else None,
+                    ours.to_json(),
+                    theirs.to_json(),
+                    fields,
+                    result.merged,
+                    kind="conflict-markers",
+                    path=problem.path,
+                )
+            )
+        return found
+
+    def resolve_conflict(
+        self, conflict: Conflict, resolved: dict[str, Any], actor: str = "user"
+    ) -> Entry:
+        """Write the resolution atomically; the conflict disappears."""
+        entry = Entry.from_dict(_no_nulls(resolved))
+        entry = self._screen(entry)
+        with self.lock.held():
+            if conflict.kind == "conflict-markers":
+                path = self.root / conflict.path
+                entry.id = Path(conflict.path).stem
+                entry.version = (
+                    max(
+                        int(conflict.ours.get("version") or 1),
+                        int(conflict.theirs.get("version") or 1),
+                    )
+                    + 1
+                )
+                entry.updated = now()
+                before = Entry.from_dict(_no_nulls(conflict.theirs))
+                self._stage([_Op("resolve", entry.id, before, entry)], actor, "resolve")
+                if path != self._path(entry.id) and path.exists():
+                    path.unlink()
+            else:
+                current = self.get(conflict.entry_id)
+                changes = {k: getattr(entry, k) for k in EDITABLE_FIELDS}
+                self.edit(current.id, changes, actor=actor, op="resolve")
+            (self.conflicts_dir / f"{conflict.entry_id}.json").unlink(missing_ok=True)
+            return self.get(entry.id)
+
+    # -- MEMORY.md -----------------------------------------------------------------
+    def ingest_memory_md(self) -> list[Entry]:
+        """Turn lines others added to MEMORY.md into candidates (deduplicated)."""
+        with self.lock.held():
+            lines = self.memory_file.collect_external()
+            if not lines:
+                return []
+            known = self.known_hashes()
+            fresh: list[Entry] = []
+            stamp = now().isoformat()
+            for line in lines:
+                digest = text_hash(line.text)
+                if digest in known:
+                    continue
+                known.add(digest)
+                candidate = Entry(
+                    summary=line.text,
+                    source=Source(
+                        origin="MEMORY.md", timestamp=stamp, locator=line.locator, excerpt=line.text
+                    ),
+                )
+                fresh.append(candidate)
+            if not fresh:
+                return []
+            # A secret or a recalled memory block appended to MEMORY.md is not kept.
+            refused: list[tuple[Entry, GuardRefused]] = []
+            return self.add_many(fresh, actor="memory-md", label="ingest", refused=refused)
+
+    def render_memory_md(self) -> bool:
+        """Rewrite MEMORY.md from the store (after ingesting what others appended)."""
+        from memdesk.core.memory_render import render_memory_text
+
+        with self.lock.held():
+            previous, self.auto_render = self.auto_render, False
+            try:
+                self.ingest_memory_md()
+            finally:
+                self.auto_render = previous
+            text = render_memory_text(self.entries(), self.settings)
+            return self.memory_file.write(text)
+
+
+@dataclass
+class _Batch:
+    actor: str
+    label: str
+    ops: list[_Op] = field(default_factory=list)
+    overlay: dict[str, Entry | None] = field(default_factory=dict)
+
+
+def _apply(entry: Entry, changes: dict[str, Any]) -> Entry:
+    data = entry.to_json()
+    for key, value in changes.items():
+        if isinstance(value, Source):
+            value = value.to_dict()
+        elif isinstance(value, dt.date):
+            value = value.isoformat()
+        data[key] = value
+    try:
+        return Entry.from_dict(_no_nulls(data))
+    except EntryError as exc:
+        raise StoreError(str(exc)) from exc
+
+
+def _file_key(st: os.stat_result) -> tuple[int, int]:
+    """Changes whenever the file does: every write is a rename, so a new inode too."""
+    return (st.st_ino, st.st_mtime_ns * 1_000_003 + st.st_size)
+
+
+def _content(data: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An entry's content without bookkeeping that every write changes."""
+    if data is None:
+        return None
+    return {k: v for k, v in data.items() if k not in ("version", "updated", "last_access")}
+
+
+def _no_nulls(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def _fresh_id(entry_id: str, taken: Callable[[str], bool]) -> str:
+    from memdesk.core.entry import new_id
+
+    candidate = new_id()
+    while taken(candidate):
+        candidate = new_id()
+    return candidate
+
+
+def _max_version(records: list[JournalRecord], entry_id: str) -> int:
+    versions = [
+        v
+        for r in records
+        if r.entry_id == entry_id
+        for v in (r.version_before, r.version_after)
+        if v is not None
+    ]
+    return max(versions, default=0)
+
+
+def _field_conflict(name: str, ours: dict[str, Any], theirs: dict[str, Any]):  # type: ignore[no-untyped-def]
+    from memdesk.core.merge import FieldConflict
+
+    if ours.get(name) == theirs.get(name):
+        return None
+    return FieldConflict(name, None, ours.get(name), theirs.get(name))
+
+
+def is_store(root: Path) -> bool:
+    return (Path(root) / META_DIR).is_dir()
+
+
+__all__ = [
+    "Change",
+    "Conflict",
+    "GuardRefused",
+    "MergeConflict",
+    "NotFound",
+    "Store",
+    "StoreError",
+    "UndoResult",
+    "is_store",
+    "is_within",
+]
