@@ -90,9 +90,11 @@ def test_vectors_stay_right_through_updates_removes_and_growth(tmp_path: Path) -
     service.remove("e1")
     for i in range(30):  # grows the matrix several times
         service.update(Entry(summary=f"added entry {i} delta", id=f"x{i}"))
-    assert np.allclose(service.vector_of("e0"), fake.embed(["alpha beta gamma"])[0])
-    assert np.allclose(service.vector_of("e3"), fake.embed([entries[3].search_text()])[0])
-    assert np.allclose(service.vector_of("x7"), fake.embed(["added entry 7 delta"])[0])
+    assert np.allclose(service.vector_of("e0"), fake.embed(["alpha beta gamma"])[0], atol=2e-3)
+    assert np.allclose(
+        service.vector_of("e3"), fake.embed([entries[3].search_text()])[0], atol=2e-3
+    )
+    assert np.allclose(service.vector_of("x7"), fake.embed(["added entry 7 delta"])[0], atol=2e-3)
     assert service.vector_of("e5") is None
     # a fresh process agrees with the incremental state and embeds nothing new
     again = CountingEmbedder()
@@ -102,5 +104,5 @@ def test_vectors_stay_right_through_updates_removes_and_growth(tmp_path: Path) -
     restarted = SearchService(tmp_path, embedder=again)
     restarted.sync(current)
     assert again.embedded == []
-    assert np.allclose(restarted.vector_of("x7"), fake.embed(["added entry 7 delta"])[0])
-    assert np.allclose(restarted.vector_of("back"), fake.embed([old_text])[0])
+    assert np.allclose(restarted.vector_of("x7"), fake.embed(["added entry 7 delta"])[0], atol=2e-3)
+    assert np.allclose(restarted.vector_of("back"), fake.embed([old_text])[0], atol=2e-3)
