@@ -29,7 +29,7 @@ import numpy as np
 from memdesk.core.entry import Entry
 from memdesk.core.search.embedder import Embedder, load_embedder
 from memdesk.core.search.settings import SearchSettings
-from memdesk.core.search.text_index import TextIndex
+from memdesk.core.search.text_index import TextIndex, TextIndexBusy
 from memdesk.core.search.tokenizer import query_terms, tokenize
 from memdesk.core.search.vector_cache import VectorCache, content_key
 
@@ -81,6 +81,7 @@ class SyncReport:
     removed: int = 0
     embedded: int = 0  # texts actually run through the model (cache misses)
     rebuilt_text_index: bool = False
+    text_index_busy: bool = False  # another process held the writer; retried next sync
 
 
 def fingerprint(entry: Entry) -> str:
@@ -128,7 +129,7 @@ class SearchService:
             self.cache = VectorCache(self.index_dir / "vectors" / safe, self.embedder.dim)
         self._lock = threading.RLock()
         self._entries: dict[str, Entry] = {}
-        self._state: dict[str, list[Any]] = self._load_state()
+        self._state: dict[str, list[Any]] = {} if self.text.rebuilt else self._load_state()
         # Vector matrix with spare capacity; rows [0, _n) are live.
         self._ids: list[str] = []
         self._row_keys: list[str] = []  # content key of each row's vector
@@ -160,8 +161,6 @@ class SearchService:
 
     def _load_state(self) -> dict[str, list[Any]]:
         """Snapshot plus the log of single updates since (one JSON line each)."""
-        if self.text.rebuilt:
-            return {}
         try:
             data = json.loads(self._state_path.read_text("utf-8"))
             if data.get("version") != STATE_VERSION:
@@ -204,9 +203,17 @@ class SearchService:
         entries = list(entries)
         report = SyncReport(rebuilt_text_index=self.text.rebuilt)
         with self._lock:
+            if not report.rebuilt_text_index:
+                # Another process (TUI, CLI) may have indexed since: read its work.
+                self.text.index.reload()
+                self._state = self._load_state()
+            self.text.rebuilt = False
             if self.text.num_docs() != len(self._state):  # index and state disagree
-                self.text.clear()
-                self._state = {}
+                try:
+                    self.text.clear()
+                    self._state = {}
+                except TextIndexBusy:
+                    report.text_index_busy = True
             current = {e.id: e for e in entries}
             changed: list[Entry] = []
             for entry in entries:
@@ -217,9 +224,16 @@ class SearchService:
                     report.updated += known is not None
             removed = [i for i in self._state if i not in current]
             report.removed = len(removed)
-            if changed or removed:
+            if (changed or removed) and not report.text_index_busy:
                 fresh = {e.id for e in changed if e.id not in self._state}
-                self.text.apply(changed, removed, fresh=fresh)
+                try:
+                    self.text.apply(changed, removed, fresh=fresh)
+                except TextIndexBusy:
+                    # Another process is indexing the same store; it brings the text
+                    # index up to date, and the state left as is makes the next sync
+                    # retry whatever it did not cover.
+                    changed, removed = [], []
+                    report.text_index_busy = True
                 for entry in changed:
                     self._state[entry.id] = [entry.version, fingerprint(entry)]
                 for entry_id in removed:
@@ -251,9 +265,12 @@ class SearchService:
         """Keep both indexes current after one entry was added or changed."""
         with self._lock:
             if self._state.get(entry.id) != [entry.version, fingerprint(entry)]:
-                self.text.apply([entry])
-                self._state[entry.id] = [entry.version, fingerprint(entry)]
-                self._log_state(entry.id, self._state[entry.id])
+                try:
+                    self.text.apply([entry])
+                    self._state[entry.id] = [entry.version, fingerprint(entry)]
+                    self._log_state(entry.id, self._state[entry.id])
+                except TextIndexBusy:
+                    pass  # state unchanged: the next sync indexes it
             self._entries[entry.id] = entry
         if self.embedder is None or self.cache is None:
             return
@@ -266,9 +283,12 @@ class SearchService:
     def remove(self, entry_id: str) -> None:
         with self._lock:
             if entry_id in self._state:
-                self.text.apply([], [entry_id])
-                del self._state[entry_id]
-                self._log_state(entry_id, None)
+                try:
+                    self.text.apply([], [entry_id])
+                    del self._state[entry_id]
+                    self._log_state(entry_id, None)
+                except TextIndexBusy:
+                    pass  # state unchanged: the next sync removes it
             self._entries.pop(entry_id, None)
             row = self._row.pop(entry_id, None)
             if row is not None and self.cache is not None:  # move the last row into the gap
