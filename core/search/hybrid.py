@@ -447,6 +447,8 @@ class SearchService:
     ) -> Callable[[str], bool]:
         def ok(entry_id: str) -> bool:
             updated = entries[entry_id].updated
+            if updated.tzinfo is None:  # hand-written files may omit the zone: UTC
+                updated = updated.replace(tzinfo=dt.UTC)
             return (since is None or updated >= since) and (until is None or updated <= until)
 
         return ok
