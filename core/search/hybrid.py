@@ -249,9 +249,39 @@ class SearchService:
         self, entries: Iterable[Entry], *, progress: Progress | None = None
     ) -> Future[SyncReport]:
         """`sync` on a worker thread; searches keep working on the previous vectors."""
+        return self._worker().submit(self.sync, list(entries), progress=progress)
+
+    def follow(self, store: Any, *, background: bool = True) -> Callable[[], None]:
+        """Keep current with a Store: each committed change updates or removes the
+        entries it names (on the worker thread when `background`, in commit order).
+        Returns the function that stops following."""
+
+        def apply(ids: list[str]) -> None:
+            for entry_id in ids:
+                entry = store.find(entry_id)
+                if entry is None:
+                    self.remove(entry_id)
+                else:
+                    self.update(entry)
+
+        def on_change(change: Any) -> None:
+            ids = list(change.ids)
+            if background:
+                self._worker().submit(apply, ids)
+            else:
+                apply(ids)
+
+        return store.subscribe(on_change)
+
+    def wait_idle(self, timeout: float | None = None) -> None:
+        """Block until background work submitted so far (sync_async, follow) is done."""
+        if self._executor is not None:
+            self._executor.submit(lambda: None).result(timeout=timeout)
+
+    def _worker(self) -> ThreadPoolExecutor:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdesk-embed")
-        return self._executor.submit(self.sync, list(entries), progress=progress)
+        return self._executor
 
     def rebuild(self, entries: Iterable[Entry], *, progress: Progress | None = None) -> SyncReport:
         """Throw the text index away and index everything again (vectors stay cached)."""
