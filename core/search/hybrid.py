@@ -257,12 +257,11 @@ class SearchService:
         Returns the function that stops following."""
 
         def apply(ids: list[str]) -> None:
-            for entry_id in ids:
-                entry = store.find(entry_id)
+            found = {i: store.find(i) for i in ids}
+            self.update_many([e for e in found.values() if e is not None])
+            for entry_id, entry in found.items():
                 if entry is None:
                     self.remove(entry_id)
-                else:
-                    self.update(entry)
 
         def on_change(change: Any) -> None:
             ids = list(change.ids)
@@ -293,22 +292,30 @@ class SearchService:
 
     def update(self, entry: Entry) -> None:
         """Keep both indexes current after one entry was added or changed."""
+        self.update_many([entry])
+
+    def update_many(self, entries: Sequence[Entry]) -> None:
+        """Like `update` for several entries: one index commit, one embedding batch."""
         with self._lock:
-            if self._state.get(entry.id) != [entry.version, fingerprint(entry)]:
+            changed = [e for e in entries if self._state.get(e.id) != [e.version, fingerprint(e)]]
+            if changed:
                 try:
-                    self.text.apply([entry])
-                    self._state[entry.id] = [entry.version, fingerprint(entry)]
-                    self._log_state(entry.id, self._state[entry.id])
+                    self.text.apply(changed)
+                    for entry in changed:
+                        self._state[entry.id] = [entry.version, fingerprint(entry)]
+                        self._log_state(entry.id, self._state[entry.id])
                 except TextIndexBusy:
-                    pass  # state unchanged: the next sync indexes it
-            self._entries[entry.id] = entry
-        if self.embedder is None or self.cache is None:
+                    pass  # state unchanged: the next sync indexes them
+            for entry in entries:
+                self._entries[entry.id] = entry
+        if self.embedder is None or self.cache is None or not entries:
             return
-        text = embedding_text(entry)
-        vector = self._vectors_for([text])[0].copy()
+        texts = [embedding_text(e) for e in entries]
+        vectors = self._vectors_for(texts).copy()
         self.cache.flush()
         with self._lock:
-            self._set_row(entry.id, content_key(text), vector)
+            for entry, text, vector in zip(entries, texts, vectors, strict=True):
+                self._set_row(entry.id, content_key(text), vector)
 
     def remove(self, entry_id: str) -> None:
         with self._lock:
