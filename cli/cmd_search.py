@@ -49,12 +49,17 @@ def _day(text: str) -> dt.datetime:
         raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from exc
 
 
-def _open_service(ctx: CliContext, *, sync: bool = True):  # -> SearchService
+def _open_service(
+    ctx: CliContext, *, sync: bool = True, text_only: bool = False
+):  # -> SearchService
     from memdesk.core.search import SearchService, SearchSettingsError
 
     store = ctx.store()
     try:
-        service = SearchService(store.index_dir, store.settings)
+        if text_only:  # no model to load (about a second): full text needs none
+            service = SearchService(store.index_dir, store.settings, embedder=None)
+        else:
+            service = SearchService(store.index_dir, store.settings)
     except SearchSettingsError as exc:
         raise UserError(str(exc)) from exc
     if sync:
@@ -76,7 +81,7 @@ def run_search(args: argparse.Namespace, ctx: CliContext) -> int:
         raise UserError("--limit must be at least 1")
     if not args.batch and not (args.query or "").strip():
         raise UserError("give a QUERY or --batch FILE")
-    store, service = _open_service(ctx)
+    store, service = _open_service(ctx, text_only=args.mode == "text" and not args.batch)
     if args.mode != "text" and not service.has_model:
         print(f"memdesk: {service.model_status}", file=sys.stderr)
     filters = {"status": args.status, "kind": args.kind, "scope": args.scope}
