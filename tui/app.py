@@ -43,7 +43,7 @@ LAZY_SCREENS: dict[str, tuple[str, str]] = {
 
 DESK_ACTIONS = frozenset(
     {"quit", "help", "show_queue", "show_browser", "show_conflicts", "show_context"}
-    | {"show_stats", "undo", "redo"}
+    | {"show_stats", "show_consolidation", "undo", "redo"}
 )
 
 
@@ -103,6 +103,7 @@ class MemdeskApp(App[int]):
         Binding("c", "show_conflicts", "Conflicts", id="show_conflicts"),
         Binding("p", "show_context", "Context", id="show_context", show=False),
         Binding("s", "show_stats", "Stats", id="show_stats", show=False),
+        Binding("o", "show_consolidation", "Consolidate", id="show_consolidation", show=False),
         Binding("u,ctrl+z", "undo", "Undo", id="undo"),
         Binding("ctrl+y", "redo", "Redo", id="redo", show=False),
     ]
@@ -373,6 +374,16 @@ class MemdeskApp(App[int]):
 
     def action_show_stats(self) -> None:
         self.show_lazy("stats")
+
+    def action_show_consolidation(self) -> None:
+        """The consolidation plan (pushed over the current screen; escape goes back)."""
+        try:
+            from memdesk.tui.screens.consolidation import ConsolidationScreen
+        except ImportError:
+            self.notify("consolidation screen: not available yet", severity="warning")
+            return
+        if not isinstance(self.screen, ConsolidationScreen):
+            self.push_screen(ConsolidationScreen(self.store, self.services))
 
     def show_lazy(self, mode: str) -> bool:
         """Switch to a screen from its own module; say so if it is not there yet."""

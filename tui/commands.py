@@ -28,6 +28,12 @@ DESK_COMMANDS: tuple[DeskCommand, ...] = (
     ),
     DeskCommand("Context preview", "The block an agent would receive", "show_context", "app"),
     DeskCommand("Stats", "Store size, latencies, index health", "show_stats", "app"),
+    DeskCommand(
+        "Consolidate",
+        "Plan merges, supersedes and expiries; apply what you tick",
+        "show_consolidation",
+        "app",
+    ),
     DeskCommand("Approve", "Approve the selected candidates", "approve", "queue"),
     DeskCommand("Reject", "Reject the selected candidates", "reject", "queue"),
     DeskCommand("Edit", "Edit the candidate under the cursor", "edit", "queue"),

@@ -167,3 +167,16 @@ async def test_browser_expires_a_confirmed_entry(store: Store) -> None:
         await wait_for(pilot, lambda: tomllib.loads(path.read_text("utf-8"))["status"] == "expired")
         await wait_for(pilot, lambda: browser.current_entry().status == "expired")
         assert "Release builds are cut" not in (root / "MEMORY.md").read_text("utf-8")
+
+
+async def test_consolidation_screen_opens_with_o_and_closes_with_escape(store: Store) -> None:
+    from memdesk.tui.screens.consolidation import ConsolidationScreen
+
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConsolidationScreen))
+        await wait_for(pilot, lambda: app.screen.plan is not None and not app.screen.busy)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, QueueScreen))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memdesk.core.demo import copy_demo_project
 from memdesk.core.store import Store
-from tui_helpers import SIZE, make_app, ready, wait_for
+from tui_helpers import SIZE, make_app, ready, settle, then_press, wait_for
 
 
 def app_on_copy(tmp_path: Path):  # type: ignore[no-untyped-def]
@@ -24,9 +24,8 @@ def test_queue_with_selection_and_flags(snap_compare, tmp_path: Path) -> None:
     # rows 1 and 3 selected; the cursor on the suspicious candidate (cand-008)
     assert snap_compare(
         app_on_copy(tmp_path),
-        press=["space", "down", "space", "down", "down", "down", "down"],
         terminal_size=SIZE,
-        run_before=ready,
+        run_before=then_press("space", "down", "space", "down", "down", "down", "down"),
     )
 
 
@@ -35,6 +34,7 @@ def test_browser(snap_compare, tmp_path: Path) -> None:
         await ready(pilot)
         await pilot.press("b")
         await wait_for(pilot, lambda: bool(getattr(pilot.app.screen, "rows", None)))
+        await settle(pilot)
 
     assert snap_compare(app_on_copy(tmp_path), run_before=open_browser, terminal_size=SIZE)
 
@@ -47,21 +47,22 @@ def test_browser_search(snap_compare, tmp_path: Path) -> None:
         await pilot.press("slash", *"pnpm")
         await wait_for(pilot, lambda: pilot.app.screen.search_ids is not None)
         await pilot.press("enter")
+        await settle(pilot)
 
     assert snap_compare(app_on_copy(tmp_path), run_before=search, terminal_size=SIZE)
 
 
 def test_help(snap_compare, tmp_path: Path) -> None:
     assert snap_compare(
-        app_on_copy(tmp_path), press=["question_mark"], terminal_size=SIZE, run_before=ready
+        app_on_copy(tmp_path), terminal_size=SIZE, run_before=then_press("question_mark")
     )
 
 
 def test_edit_form(snap_compare, tmp_path: Path) -> None:
-    assert snap_compare(app_on_copy(tmp_path), press=["e"], terminal_size=SIZE, run_before=ready)
+    assert snap_compare(app_on_copy(tmp_path), terminal_size=SIZE, run_before=then_press("e"))
 
 
 def test_supersede_picker(snap_compare, tmp_path: Path) -> None:
     assert snap_compare(
-        app_on_copy(tmp_path), press=["down", "S"], terminal_size=SIZE, run_before=ready
+        app_on_copy(tmp_path), terminal_size=SIZE, run_before=then_press("down", "S")
     )

@@ -39,3 +39,22 @@ async def ready(pilot) -> None:  # type: ignore[no-untyped-def]
     app = pilot.app
     await wait_for(pilot, lambda: app.services.loaded and app.data_version > 0)
     await pilot.pause()
+
+
+def then_press(*keys: str):  # type: ignore[no-untyped-def]
+    """A snapshot `run_before`: wait for the first load, press keys, let work settle."""
+
+    async def run(pilot) -> None:  # type: ignore[no-untyped-def]
+        await ready(pilot)
+        await pilot.press(*keys)
+        await settle(pilot)
+
+    return run
+
+
+async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    """No worker running, no message pending: the screen shows the final state."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
