@@ -86,6 +86,10 @@ def shots() -> list[tuple[str, Callable]]:
         await pilot.press(*"sup")
         await settle(pilot)
 
+    async def consolidation(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("o")
+        await settle(pilot, lambda: getattr(pilot.app.screen, "plan", None) is not None)
+
     found = [
         ("queue", queue),
         ("queue-selection-flags", queue_flags),
@@ -95,6 +99,7 @@ def shots() -> list[tuple[str, Callable]]:
         ("browser-search", browser_search),
         ("help", help_screen),
         ("palette", palette),
+        ("consolidation", consolidation),
     ]
     for mode, key in (("conflicts", "c"), ("context", "p"), ("stats", "s")):
 
