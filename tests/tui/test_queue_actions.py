@@ -163,3 +163,21 @@ async def test_edit_conflicting_with_a_change_on_disk_becomes_a_conflict(store: 
     conflicts = Store.open(root).open_conflicts()
     saved = next(c for c in conflicts if c.entry_id == "cand-001")
     assert "summary" in saved.field_names
+
+
+def test_queue_flags_name_the_other_entry(store: Store) -> None:
+    from memdesk.core.search import DuplicatePair
+    from memdesk.tui.screens.queue import flags_by_id
+    from memdesk.tui.services import Services
+
+    services = Services(store, load_model=False)
+    services.duplicates = [
+        DuplicatePair("lan-010", "cand-002", "contradiction", 0.6, "change wording"),
+        DuplicatePair("lan-003", "cand-003", "near", 0.96, "similarity 0.96"),
+    ]
+    candidates = services.candidates()
+    flags = flags_by_id(services, candidates)
+    assert flags["cand-002"] == ["contradicts lan-010"]
+    assert flags["cand-003"] == ["dup of lan-003"]
+    assert flags["cand-008"] == ["suspicious"]  # from the guard's entry flags
+    assert flags["cand-001"] == []
