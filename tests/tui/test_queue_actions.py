@@ -120,7 +120,12 @@ async def test_merge_into_existing_entry(store: Store) -> None:
         queue = app.screen
         await pilot.press("down", "down", "m")
         await wait_for(pilot, lambda: isinstance(app.screen, PickEntryScreen))
-        await pilot.press(*"lan-003", "enter")
+        picker = app.screen
+        await pilot.press(*"lan-003")  # typing anywhere filters the suggestions
+        options = picker.query_one("#pick-list")
+        await wait_for(pilot, lambda: options.option_count == 1)
+        assert options.get_option_at_index(0).id == "lan-003"
+        await pilot.press("enter")
         await wait_for(pilot, lambda: not (root / ".memdesk/entries/cand-003.toml").exists())
         assert "cand-003" not in ids(queue)
     assert any("nextest" in fact for fact in entry_file(root, "lan-003")["facts"])

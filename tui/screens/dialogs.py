@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from memdesk.core.entry import CONFIDENCES, KINDS, SCOPES, Entry
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -64,6 +64,7 @@ class EditScreen(ModalScreen[dict[str, Any] | None]):
     opened (`entry.version`) as base, so a change made meanwhile is merged, or becomes a
     conflict, never overwritten."""
 
+    AUTO_FOCUS = "#edit-summary"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="edit_cancel"),
         Binding("ctrl+s", "save", "Save", id="edit_save"),
@@ -114,7 +115,6 @@ class EditScreen(ModalScreen[dict[str, Any] | None]):
     def on_mount(self) -> None:
         summary = self.query_one("#edit-summary", Input)
         summary.cursor_position = 0  # show the start of a long summary
-        summary.focus()
 
     def changes(self) -> dict[str, Any]:
         e = self.entry
@@ -154,6 +154,8 @@ class EditScreen(ModalScreen[dict[str, Any] | None]):
 class PickEntryScreen(ModalScreen[str | None]):
     """Pick an entry (for supersede / merge); suggestions come ranked by similarity."""
 
+    AUTO_FOCUS = "#pick-list"  # the suggestions; typing a filter is one tab away
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="pick_cancel"),
     ]
@@ -171,7 +173,6 @@ class PickEntryScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self._fill("")
-        self.query_one(OptionList).focus()
 
     def _fill(self, text: str) -> None:
         from memdesk.core.entry import normalise_text
@@ -192,6 +193,15 @@ class PickEntryScreen(ModalScreen[str | None]):
         option_list.add_options(options)
         if options:
             option_list.highlighted = 0
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing anywhere in the picker filters it."""
+        box = self.query_one("#pick-filter", Input)
+        if event.is_printable and event.character and not box.has_focus:
+            box.focus()
+            box.insert_text_at_cursor(event.character)
+            event.stop()
+            event.prevent_default()
 
     @on(Input.Changed, "#pick-filter")
     def _filter(self, event: Input.Changed) -> None:
