@@ -178,3 +178,10 @@ def test_lexical_pairs_skip_linked_entries(store: Store) -> None:
 def test_dismissals_ignore_a_broken_file(store: Store) -> None:
     (store.meta_dir / "dismissed.json").write_text("{not json", "utf-8")
     assert Dismissals(store.meta_dir).load() == {}
+
+
+def test_a_merged_away_candidate_does_not_come_back_from_memory_md(demo: Store) -> None:
+    pair = next(i for i in list_conflicts(demo) if i.kind == "near-duplicate")
+    merge_pair(demo, pair, "lan-003")
+    demo.render_memory_md()
+    assert not any(e.summary.startswith("Always run cargo nextest") for e in demo.entries())
