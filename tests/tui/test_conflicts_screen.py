@@ -6,13 +6,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from memdesk.tui.screens.conflicts import ConflictsScreen
+from screen_app import ScreenApp, demo_store
 from textual.widgets import OptionList, TextArea
 
 pytestmark = pytest.mark.anyio
-
-from screen_app import ScreenApp, demo_store
 
 
 async def _settle(pilot) -> None:

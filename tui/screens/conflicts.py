@@ -12,16 +12,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from textual import on, work
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
-from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static, TextArea
-from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
-
 from memdesk.core.conflicts import (
     ConflictError,
     OpenConflict,
@@ -36,6 +26,15 @@ from memdesk.core.conflicts import (
 )
 from memdesk.core.textdiff import Span, side_by_side, value_text
 from memdesk.tui.screens._live import StoreChanged, search_of, subscribe_screen
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 # Styles use theme variables only, so every theme colours the differences its own way.
 STYLE_CHANGED_LEFT = "bold $text-error on $error-muted"
