@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from memdesk.tui.screens.context_preview import ContextPreviewScreen
 from screen_app import ScreenApp, demo_store
-from textual.widgets import DataTable, Input, ProgressBar, Static
+from textual.widgets import Input, ProgressBar, Static
 
 pytestmark = pytest.mark.anyio
 
@@ -35,8 +35,9 @@ async def test_shows_the_assembled_block_and_excluded_entries(tmp_path: Path) ->
         assert assembly.text.startswith("<agent_memory")
         assert assembly.text in _text(screen)
         assert assembly.tokens <= assembly.budget
-        table = screen.query_one("#excluded", DataTable)
-        assert table.row_count == len(assembly.excluded) > 0
+        listed = str(screen.query_one("#excluded-list", Static).render()).splitlines()
+        assert len(assembly.excluded) > 0
+        assert [line.split()[0] for line in listed] == [e.entry_id for e in assembly.excluded]
         label = str(screen.query_one("#meter-label", Static).render())
         assert f"{assembly.tokens} / 1200 tokens" in label and assembly.counter in label
 

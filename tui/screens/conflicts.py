@@ -142,7 +142,7 @@ class ConflictsScreen(Screen[None]):
     @staticmethod
     def _row(item: OpenConflict) -> Content:
         return Content.assemble(
-            (f"{item.label:<14}", "bold $accent"),
+            (f"{item.label:<15}", "bold $accent"),
             (" ".join(item.ids), "bold"),
             "\n",
             (item.title, STYLE_DIM),
@@ -188,20 +188,18 @@ class ConflictsScreen(Screen[None]):
         rows: list[Vertical] = []
         for fc in conflict.fields:
             ours_spans, theirs_spans = side_by_side(value_text(fc.ours), value_text(fc.theirs))
-            base_text = (
-                Content.styled(value_text(fc.base) or "(none)", STYLE_DIM)
-                if conflict.base is not None
-                else Content.styled("(no common base)", STYLE_DIM)
-            )
+            sides = [
+                self._side(ours_label, spans_content(ours_spans, STYLE_CHANGED_LEFT)),
+                self._side(theirs_label, spans_content(theirs_spans, STYLE_CHANGED_RIGHT)),
+            ]
+            if conflict.base is not None:  # no common base (git markers without diff3)
+                base_text = Content.styled(value_text(fc.base) or "(none)", STYLE_DIM)
+                sides.insert(0, self._side(base_label, base_text))
+            name = fc.name if conflict.base is not None else f"{fc.name} (no common base)"
             rows.append(
                 Vertical(
-                    Static(Content.styled(fc.name, "bold"), classes="field-name"),
-                    Horizontal(
-                        self._side(base_label, base_text),
-                        self._side(ours_label, spans_content(ours_spans, STYLE_CHANGED_LEFT)),
-                        self._side(theirs_label, spans_content(theirs_spans, STYLE_CHANGED_RIGHT)),
-                        classes="field-sides",
-                    ),
+                    Static(Content.styled(name, "bold"), classes="field-name"),
+                    Horizontal(*sides, classes="field-sides"),
                     classes="field-row",
                 )
             )

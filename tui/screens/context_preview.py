@@ -23,12 +23,29 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Checkbox, DataTable, Footer, Input, ProgressBar, Select, Static
+from textual.widgets import Checkbox, Footer, Input, ProgressBar, Select, Static
 from textual.worker import get_current_worker
 
 BUDGET_STEP = 100
 MAX_BUDGET = 1_000_000
 DEBOUNCE_SECONDS = 0.15
+
+
+def excluded_content(assembly: Assembly) -> Content:
+    """One line per entry left out: id, reason code, and the explanation."""
+    parts: list[str | tuple[str, str]] = []
+    for index, excluded in enumerate(assembly.excluded):
+        parts.extend(
+            [
+                "\n" if index else "",
+                (excluded.entry_id, "bold"),
+                " ",
+                (excluded.reason, "$text-warning"),
+                " ",
+                (excluded.detail, "$text-muted"),
+            ]
+        )
+    return Content.assemble(*parts) if parts else Content.styled("nothing", "$text-muted")
 
 
 @dataclass(frozen=True)
@@ -103,12 +120,11 @@ class ContextPreviewScreen(Screen[None]):
                 yield Static("", id="preview-text", markup=False)
             with Vertical(id="preview-side"):
                 yield Static("Left out", id="excluded-title")
-                yield DataTable(id="excluded", cursor_type="row", zebra_stripes=True)
+                with VerticalScroll(id="excluded"):
+                    yield Static("", id="excluded-list")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#excluded", DataTable)
-        table.add_columns("entry", "reason", "detail")
         self.query_one("#preview-block").focus()
         self._unsubscribe = subscribe_screen(self.store, self)
         if self.settings_error:
@@ -247,10 +263,7 @@ class ContextPreviewScreen(Screen[None]):
         self.unit = assembly.unit
         text = assembly.text or "(nothing to inject: every entry was left out)"
         self.query_one("#preview-text", Static).update(text)
-        table = self.query_one("#excluded", DataTable)
-        table.clear()
-        for excluded in assembly.excluded:
-            table.add_row(excluded.entry_id, excluded.reason, excluded.detail)
+        self.query_one("#excluded-list", Static).update(excluded_content(assembly))
         self.query_one("#excluded-title", Static).update(
             f"Left out ({len(assembly.excluded)}) · included {len(assembly.included)}"
         )
