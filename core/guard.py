@@ -387,7 +387,7 @@ _GUESS_OR_DRAFT = re.compile(
     r"(?i)^\s*(?:\[?(?:draft|wip|guess|tbd|todo)\]?\s*[:：-]|"
     r"(?:maybe|perhaps|probably|possibly|i\s+guess|i\s+think|i\s+suspect|i\s+assume|it\s+might|it\s+may|might\s+be|"
     r"my\s+guess|not\s+sure|unverified)\b|"
-    r"(?:草稿|初稿|猜测|推测|我猜|我觉得可能|可能是|也许|大概是|应该是|不确定|未经确认|待确认)"
+    r"(?:(?:草稿|初稿)\s*[:：]|猜测|推测|我猜|我觉得可能|可能是|也许|大概是|应该是|不确定|未经确认|待确认)"
     r")"
 )
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.]*\s*=")

@@ -1,0 +1,44 @@
+"""Shared fixtures: a fresh store, the demo project, and a way to run the real CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from memdesk.core.demo import copy_demo_project
+from memdesk.core.store import Store
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store.init(tmp_path)
+
+
+@pytest.fixture
+def demo_dir(tmp_path: Path) -> Path:
+    return copy_demo_project(tmp_path / "demo")
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `memdesk ARGS` as a user would (a real process)."""
+    return subprocess.run(
+        [sys.executable, "-m", "memdesk.cli", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli
