@@ -185,3 +185,11 @@ def test_a_merged_away_candidate_does_not_come_back_from_memory_md(demo: Store) 
     merge_pair(demo, pair, "lan-003")
     demo.render_memory_md()
     assert not any(e.summary.startswith("Always run cargo nextest") for e in demo.entries())
+
+
+def test_take_theirs_keeps_the_incoming_chinese_side(demo: Store) -> None:
+    marker = list_conflicts(demo)[0]
+    theirs = marker.conflict.theirs["summary"]
+    take_side(demo, marker, "theirs")
+    data = tomllib.loads((demo.entries_dir / "lan-033.toml").read_text("utf-8"))
+    assert data["summary"] == theirs and data["confidence"] == "high"

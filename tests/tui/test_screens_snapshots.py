@@ -11,6 +11,7 @@ from memdesk.tui.screens.conflicts import ConflictsScreen
 from memdesk.tui.screens.context_preview import ContextPreviewScreen
 from memdesk.tui.screens.stats import StatsScreen
 from screen_app import ScreenApp, fixed_demo_store
+from textual.widgets import TextArea
 
 SIZE = (120, 36)
 NO_SEARCH = SimpleNamespace(search=None)  # deterministic: no model, no index
@@ -44,6 +45,7 @@ def test_conflicts_edited_merge(snap_compare) -> None:
 
     async def edit(pilot) -> None:
         await _settle(pilot)
+        pilot.app.screen.query_one(TextArea).cursor_blink = False  # a still picture
         await pilot.press("e")
         await _settle(pilot)
 
