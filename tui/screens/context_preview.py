@@ -28,7 +28,7 @@ from textual.worker import get_current_worker
 
 BUDGET_STEP = 100
 MAX_BUDGET = 1_000_000
-DEBOUNCE_SECONDS = 0.15
+DEBOUNCE_SECONDS = 0.1
 
 
 def excluded_content(assembly: Assembly) -> Content:
