@@ -31,7 +31,12 @@ def demo_store(tmp_path: Path) -> Store:
 
 
 def fixed_demo_store(name: str) -> Store:
-    """The demo at a fixed path (snapshots show the path), recreated every time."""
+    """The demo at a fixed path (snapshots show the path), recreated every time, counting
+    tokens with the built-in estimate (a real tokenizer may or may not be installed)."""
     root = Path("/tmp/memdesk-snapshots") / name
     shutil.rmtree(root, ignore_errors=True)
-    return Store.open(copy_demo_project(root))
+    copy_demo_project(root)
+    settings = root / ".memdesk" / "settings.toml"
+    text = settings.read_text("utf-8")
+    settings.write_text(text.replace("[context]\n", '[context]\ntokenizer = "estimate"\n'), "utf-8")
+    return Store.open(root)
