@@ -22,9 +22,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--unit", choices=("tokens", "chars"), help="budget unit")
     p.add_argument("--query", help="the user's next message: ranks and filters by relevance")
     p.add_argument(
-        "--scope", action="append", dest="scopes", metavar="S", help="only these scopes (repeat)"
+        "--scope",
+        action="extend",
+        nargs="+",
+        dest="scopes",
+        metavar="S",
+        help="only these scopes: user, project, workspace, session, global",
     )
     p.add_argument("--format", choices=("agent", "markdown"), help="output format")
+    p.add_argument(
+        "--lexical",
+        action="store_true",
+        help="rank a --query by word/character overlap only (skip the search index)",
+    )
     p.add_argument(
         "--candidates",
         action="store_true",
@@ -67,7 +77,7 @@ def run_context(args: argparse.Namespace, ctx: CliContext) -> int:
             scopes=args.scopes,
             include_candidates=args.candidates,
             settings=settings,
-            search=_search_for(store, args.query),
+            search=None if args.lexical else _search_for(store, args.query),
             format=args.format,
         )
     except ValueError as exc:

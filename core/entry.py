@@ -131,8 +131,15 @@ class Source:
     excerpt: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        raw = dataclasses.asdict(self)
-        return {k: raw[k] for k in SOURCE_ORDER}
+        return {
+            "origin": self.origin,
+            "session_id": self.session_id,
+            "timestamp": self.timestamp,
+            "files": list(self.files),
+            "commands": list(self.commands),
+            "locator": self.locator,
+            "excerpt": self.excerpt,
+        }
 
     @classmethod
     def from_dict(cls, data: Any, *, path: str = "") -> Source:

@@ -53,8 +53,8 @@ def entry_to_toml(entry: Entry) -> bytes:
     return tomli_w.dumps(entry.to_dict(), multiline_strings=True).encode("utf-8")
 
 
-def write_entry_file(path: Path, entry: Entry) -> None:
-    atomic_write_bytes(path, entry_to_toml(entry))
+def write_entry_file(path: Path, entry: Entry, *, durable: bool = True) -> None:
+    atomic_write_bytes(path, entry_to_toml(entry), durable=durable)
 
 
 def parse_entry_text(text: str, path: str) -> Entry:

@@ -42,14 +42,6 @@ class Verdict:
         return self.entry is None
 
 
-class GuardRefused(ValueError):
-    """Raised by writers that call `screen()` and get a refusal; carries the reasons."""
-
-    def __init__(self, reasons: list[str]) -> None:
-        self.reasons = list(reasons)
-        super().__init__("refused by the do-not-write guard: " + "; ".join(reasons))
-
-
 # --------------------------------------------------------------------------------------
 # Secrets. Each rule: (kind, compiled pattern, replacement builder). Order matters: the
 # specific provider formats run first so a later generic rule sees `[REDACTED:...]` and
@@ -218,6 +210,47 @@ _SECRET_RULES: list[tuple[str, re.Pattern[str], _Replacer]] = [
     ),
 ]
 
+# Cheap pre-checks: a rule's regex only runs when one of these (lower-case) strings is in
+# the text. Most text has no secret at all, and `in` on a string is far cheaper than a
+# regex scan; this keeps screen() fast enough to run on every write and every extraction.
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    "private-key": ("private key",),
+    "jwt": ("eyj",),
+    "anthropic-key": ("sk-ant-",),
+    "openai-key": ("sk-",),
+    "stripe-key": ("_live_", "_test_"),
+    "stripe-webhook-secret": ("whsec_",),
+    "google-api-key": ("aiza",),
+    "google-oauth-token": ("ya29.",),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab-token": ("glpat-",),
+    "slack-token": ("xox",),
+    "slack-webhook": ("hooks.slack.com",),
+    "npm-token": ("npm_",),
+    "sentry-token": ("sntry",),
+    "huggingface-token": ("hf_",),
+    "pypi-token": ("pypi-",),
+    "aws-access-key-id": ("akia", "asia", "abia", "acca", "agpa", "aroa", "anpa", "anva", "apka"),
+    "authorization-header": ("authorization",),
+    "bearer-token": ("bearer", "basic"),
+    "cookie": ("cookie",),
+    "url-password": ("://",),
+    "assignment": (
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "key",
+        "credential",
+        "session",
+    ),
+}
+
+
+_ANY_NEEDLE = re.compile(
+    "|".join(re.escape(n) for n in sorted({n for ns in _NEEDLES.values() for n in ns}))
+)
+
 # With an AWS access key id in the same text, a lone 40-character base64 word is its secret.
 _AWS_SECRET_BARE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
@@ -232,8 +265,18 @@ def redact_text(text: str) -> tuple[str, int]:
     """Replace every secret in `text` by `[REDACTED:<kind>]`; returns (text, how many)."""
     if not text:
         return text, 0
+    lowered = text.lower()
+    if not _ANY_NEEDLE.search(lowered):
+        return text, 0
     count = 0
-    for _, pattern, replacer in _SECRET_RULES:
+    for name, pattern, replacer in _SECRET_RULES:
+        needles = _NEEDLES.get(name)
+        if needles is not None and not any(n in lowered for n in needles):
+            continue
+        if name == "assignment" and "=" not in text and ":" not in text:
+            continue
+        if name == "url-password" and "@" not in text:
+            continue
         new_text, n = pattern.subn(replacer, text)
         if n and new_text != text:
             count += len(_ALREADY.findall(new_text)) - len(_ALREADY.findall(text))

@@ -11,7 +11,7 @@ import json
 import os
 import uuid
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,12 @@ class JournalRecord:
     payload: dict[str, Any] = field(default_factory=dict)  # events (memory_flushed, ...)
 
     def to_json(self) -> str:
-        data = {k: v for k, v in asdict(self).items() if v not in (None, "", {}, [])}
+        # Not dataclasses.asdict: it deep-copies the entry snapshots, and this is hot.
+        data = {
+            name: getattr(self, name)
+            for name in self.__dataclass_fields__
+            if getattr(self, name) not in (None, "", {}, [])
+        }
         return json.dumps(data, ensure_ascii=False, default=str, separators=(",", ":"))
 
     @classmethod

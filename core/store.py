@@ -24,6 +24,7 @@ from memdesk.core.atomic import (
     atomic_write_text,
     fsync_dir,
     remove_stale_temp_files,
+    sync_all,
 )
 from memdesk.core.entry import (
     EDITABLE_FIELDS,
@@ -360,14 +361,23 @@ class Store:
             ],
         }
         atomic_write_text(self.pending_path, json.dumps(pending, ensure_ascii=False, default=str))
+        # Few files: fsync each. Many: write them all, then one sync. Either way the files
+        # are durable before the journal says the batch happened.
+        one_by_one = len(ops) <= 3
         for op in ops:
             path = self._path(op.entry_id)
             if op.after is None:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
             else:
-                write_entry_file(path, op.after)
-        fsync_dir(self.entries_dir)
+                write_entry_file(path, op.after, durable=one_by_one)
+                with contextlib.suppress(OSError):  # we know what we wrote: no re-read
+                    st = path.stat()
+                    self._files[path.name] = (st.st_mtime_ns, st.st_size, op.after.copy())
+        if one_by_one:
+            fsync_dir(self.entries_dir)
+        else:
+            sync_all()
         time = now().isoformat()
         records = [
             JournalRecord(
@@ -417,15 +427,28 @@ class Store:
         return self.add_many([entry], actor, label="add")[0]
 
     def add_many(
-        self, entries: Iterable[Entry], actor: str = "user", label: str = "add"
+        self,
+        entries: Iterable[Entry],
+        actor: str = "user",
+        label: str = "add",
+        refused: list[tuple[Entry, GuardRefused]] | None = None,
     ) -> list[Entry]:
-        """Add entries (guard-screened); an id already taken gets a fresh id."""
+        """Add entries (guard-screened); an id already taken gets a fresh id.
+
+        The guard's refusal raises, unless `refused` is given: then refused entries are
+        collected there and the others are still added."""
         stamp = now()
         prepared: list[Entry] = []
         with self.lock.held():
             taken: set[str] = set()
             for entry in entries:
-                entry = self._screen(entry.copy())
+                try:
+                    entry = self._screen(entry)
+                except GuardRefused as exc:
+                    if refused is None:
+                        raise
+                    refused.append((entry, exc))
+                    continue
                 if entry.id in taken or self.find(entry.id) is not None:
                     entry.id = _fresh_id(entry.id, lambda i: i in taken or self.find(i) is not None)
                 taken.add(entry.id)
@@ -712,8 +735,6 @@ class Store:
     # -- MEMORY.md -----------------------------------------------------------------
     def ingest_memory_md(self) -> list[Entry]:
         """Turn lines others added to MEMORY.md into candidates (deduplicated)."""
-        from memdesk.core.guard import screen
-
         with self.lock.held():
             lines = self.memory_file.collect_external()
             if not lines:
@@ -732,12 +753,12 @@ class Store:
                         origin="MEMORY.md", timestamp=stamp, locator=line.locator, excerpt=line.text
                     ),
                 )
-                if screen(candidate).entry is None:
-                    continue  # a secret or recalled block appended to MEMORY.md: not kept
                 fresh.append(candidate)
             if not fresh:
                 return []
-            return self.add_many(fresh, actor="memory-md", label="ingest")
+            # A secret or a recalled memory block appended to MEMORY.md is not kept.
+            refused: list[tuple[Entry, GuardRefused]] = []
+            return self.add_many(fresh, actor="memory-md", label="ingest", refused=refused)
 
     def render_memory_md(self) -> bool:
         """Rewrite MEMORY.md from the store (after ingesting what others appended)."""

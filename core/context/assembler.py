@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from math import exp2
+from operator import itemgetter
 from typing import Any
 
-from memdesk.core.context.query import ContextRequirement, analyze_query, lexical_scores
+from memdesk.core.context.query import (
+    ContextRequirement,
+    LexicalIndex,
+    analyze_query,
+    lexical_scores,
+)
 from memdesk.core.context.render import (
     SECTION_TITLES,
     footer_lines,
@@ -29,7 +36,7 @@ from memdesk.core.context.render import (
 )
 from memdesk.core.context.settings import FORMATS, UNITS, context_settings
 from memdesk.core.context.tokens import TokenCounter, get_counter
-from memdesk.core.entry import Entry
+from memdesk.core.entry import STATUSES, Entry
 
 SearchFn = Callable[[str, Sequence[Entry]], dict[str, float]]
 
@@ -56,20 +63,28 @@ REASONS: dict[str, str] = {
     "superseded": "superseded",
     "expired": "expired",
     "suspicious": "flagged suspicious",
-    "status": "candidate, not confirmed (include_candidates is off)",
+    "status": "candidate, not confirmed",
     "low_confidence": "low-confidence candidate",
     "purpose": "section not part of this purpose",
     "irrelevant": "irrelevant to the query",
     "budget": "did not fit in the budget",
 }
 
+EXHAUSTED = f"budget exhausted: fewer than {MIN_REMAINING} left"
 _CONFIDENCE_WEIGHT = {"high": 1.0, "medium": 0.85, "low": 0.6}
+# Status weight x confidence weight, looked up once per entry.
+_WEIGHT: dict[tuple[str, str], float] = {
+    (status, confidence): (1.0 if status == "confirmed" else 0.6) * weight
+    for status in STATUSES
+    for confidence, weight in _CONFIDENCE_WEIGHT.items()
+}
 
 
 def section_of(entry: Entry) -> str:
     section = SECTION_OF_KIND.get(entry.kind, "project")
     if entry.kind == "project" and (
-        entry.source.commands or COMMAND_TAGS.intersection(t.lower() for t in entry.tags)
+        entry.source.commands
+        or (entry.tags and not COMMAND_TAGS.isdisjoint(map(str.lower, entry.tags)))
     ):
         return "commands"
     return section
@@ -95,13 +110,14 @@ class Included:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class Excluded:
     entry_id: str
     reason: str  # a code from REASONS
     detail: str  # human explanation
     section: str = ""
     superseded_by: str = ""
+    summary: str = field(default="", repr=False)  # for readable explanations
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.entry_id, "reason": self.reason, "detail": self.detail}
@@ -123,12 +139,27 @@ class Assembly:
     format: str
     query: str | None
     included: list[Included] = field(default_factory=list)
-    excluded: list[Excluded] = field(default_factory=list)
+    # Entries left out; budget exclusions (often thousands) are materialised on first
+    # access of `excluded`, so a hook that only prints the text does not pay for them.
+    excluded_early: list[Excluded] = field(default_factory=list, repr=False)
+    # (entry, section, reason, detail) for irrelevant and budget exclusions, in order.
+    pending: list[tuple[Entry, str, str, str]] = field(default_factory=list, repr=False)
     sections: list[str] = field(default_factory=list)  # the purpose's order
     needed_sections: list[str] = field(default_factory=list)  # from analyze_query
     relevance: str = ""  # which scorer ranked by relevance ("lexical", "search-hybrid", ...)
     timing_ms: dict[str, float] = field(default_factory=dict)
     chosen: list[tuple[Entry, str, bool]] = field(default_factory=list, repr=False)
+
+    @property
+    def excluded(self) -> list[Excluded]:
+        """Every entry left out, with its reason (status/scope/... first, then budget)."""
+        if self.pending:
+            self.excluded_early.extend(
+                Excluded(entry.id, reason, detail, section, "", entry.summary)
+                for entry, section, reason, detail in self.pending
+            )
+            self.pending = []
+        return self.excluded_early
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -158,12 +189,29 @@ class Assembly:
         return memory_md_text(grouped)
 
     def explain(self) -> str:
-        """Readable list of every entry left out and why."""
+        """Readable list of every entry left out and why, grouped by reason."""
         if not self.excluded:
             return "Nothing was left out."
-        lines = [f"Left out ({len(self.excluded)}):"]
-        lines.extend(f"- {e.entry_id}: {e.reason} — {e.detail}" for e in self.excluded)
+        lines = [f"Left out: {len(self.excluded)} entries"]
+        by_reason: dict[str, list[Excluded]] = {}
+        for item in self.excluded:
+            by_reason.setdefault(item.reason, []).append(item)
+        for reason in REASONS:
+            items = by_reason.get(reason, [])
+            if not items:
+                continue
+            lines.append("")
+            lines.append(f"{reason} ({len(items)}): {REASONS[reason]}")
+            for item in items:
+                gist = _gist(item.summary)
+                lines.append(f"  - {item.entry_id}: {item.detail}" + (f" | {gist}" if gist else ""))
         return "\n".join(lines)
+
+
+def _gist(text: str, width: int = 60) -> str:
+    """First `width` characters of a summary, on one line (whole characters only)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def _gate(
@@ -190,17 +238,79 @@ def _gate(
         return Excluded(entry.id, "suspicious", f"flagged suspicious: {entry.flags['suspicious']}")
     if entry.status == "candidate":
         if not include_candidates:
-            return Excluded(entry.id, "status", REASONS["status"])
+            return Excluded(
+                entry.id,
+                "status",
+                f"candidate ({entry.confidence} confidence); include_candidates is off",
+            )
         if entry.confidence == "low":
             return Excluded(entry.id, "low_confidence", REASONS["low_confidence"])
     return None
 
 
-def _age_days(entry: Entry, now: dt.datetime) -> float:
-    ref = entry.updated
-    if entry.last_access is not None and entry.last_access > ref:
-        ref = entry.last_access
-    return max(0.0, (now - ref).total_seconds() / 86400.0)
+@dataclass
+class _Prepared:
+    excluded: list[Excluded]
+    eligible: list[tuple[Entry, str, float]]
+    ranked: list[tuple[float, Entry, str, float]] | None = None  # no-query order
+    lexical: LexicalIndex | None = None  # built on the first query
+
+
+_PREPARED: dict[tuple[Any, ...], _Prepared] = {}
+_PREPARED_MAX = 8
+
+
+def _screen(
+    entries: Iterable[Entry],
+    scope_set: set[str] | None,
+    include_candidates: bool,
+    today: dt.date,
+    half_life_days: float,
+    rank_of_section: dict[str, int],
+    purpose: str,
+) -> tuple[list[Excluded], list[tuple[Entry, str, float]]]:
+    """Stage 1, independent of query and budget: who may be injected at all, and the
+    query-independent part of each score. Memoised per store version by `assemble`."""
+    now_ts = dt.datetime.combine(today, dt.time(12), tzinfo=dt.UTC).timestamp()
+    per_second = 1.0 / (half_life_days * 86400.0)
+    # 1. scope and status rules; sections the purpose does not have; the part of the
+    # score that does not depend on a query (time decay x status weight).
+    excluded: list[Excluded] = []
+    eligible: list[tuple[Entry, str, float]] = []
+    for entry in entries:
+        # Fast path for the common case (a plain confirmed entry in scope); the rest go
+        # through _gate, which says why.
+        if (
+            entry.status != "confirmed"
+            or entry.superseded_by
+            or entry.valid_until is not None
+            or entry.flags
+            or (scope_set is not None and entry.scope not in scope_set)
+        ):
+            refused = _gate(entry, scope_set, include_candidates, today)
+            if refused is not None:
+                refused.summary = entry.summary
+                excluded.append(refused)
+                continue
+        section = section_of(entry) if entry.kind == "project" else SECTION_OF_KIND[entry.kind]
+        if section not in rank_of_section:
+            excluded.append(
+                Excluded(
+                    entry.id,
+                    "purpose",
+                    f"{SECTION_TITLES.get(section, section)} is not a section of purpose {purpose!r}",
+                    section,
+                    summary=entry.summary,
+                )
+            )
+            continue
+        ts = entry.updated.timestamp()
+        if entry.last_access is not None:
+            ts = max(ts, entry.last_access.timestamp())
+        # score factors: 2^(-age / half-life) x status weight x confidence weight
+        static = exp2(min(0.0, ts - now_ts) * per_second) * _WEIGHT[entry.status, entry.confidence]
+        eligible.append((entry, section, static))
+    return excluded, eligible
 
 
 def assemble(
@@ -217,8 +327,14 @@ def assemble(
     today: dt.date | None = None,
     format: str | None = None,
     counter: TokenCounter | None = None,
+    store_version: Hashable | None = None,
 ) -> Assembly:
-    """Assemble the memory block. Unset options come from `settings` ([context] table)."""
+    """Assemble the memory block. Unset options come from `settings` ([context] table).
+
+    `store_version` (e.g. `Store.version`): when given, the query- and budget-independent
+    screening of `entries` is memoised under it, so a new query, budget or format on an
+    unchanged store does not walk every entry again. It must change when entries do.
+    """
     t0 = time.perf_counter()
     cs = context_settings(settings)
     purpose = purpose or cs.purpose
@@ -234,93 +350,121 @@ def assemble(
         raise ValueError(f"budget must be >= 0, got {budget}")
     order = cs.sections_for(purpose)
     rank_of_section = {s: i for i, s in enumerate(order)}
-    counter = counter or get_counter(unit, cs.tokenizer)
+    t_counter = time.perf_counter()
+    counter = counter or get_counter(unit, cs.tokenizer)  # loads a vocabulary once per process
+    loading = time.perf_counter() - t_counter
+    t0 += loading  # reported apart (`counter_load`), not as assembly time
+    load_ms = loading * 1000
     today = today or dt.date.today()
-    now = dt.datetime.combine(today, dt.time(12), tzinfo=dt.UTC)
     scope_set = set(scopes) if scopes else None
     query = query.strip() if query and query.strip() else None
 
-    # 1. scope and status rules; sections the purpose does not have.
-    excluded: list[Excluded] = []
-    eligible: list[tuple[Entry, str]] = []
-    for entry in entries:
-        refused = _gate(entry, scope_set, include_candidates, today)
-        if refused is not None:
-            excluded.append(refused)
-            continue
-        section = section_of(entry)
-        if section not in rank_of_section:
-            excluded.append(
-                Excluded(
-                    entry.id,
-                    "purpose",
-                    f"{SECTION_TITLES.get(section, section)} is not a section of purpose {purpose!r}",
-                    section=section,
-                )
-            )
-            continue
-        eligible.append((entry, section))
+    # 1. scope and status rules, sections of the purpose, decay x status weight.
+    screen_args = (
+        scope_set,
+        include_candidates,
+        today,
+        cs.half_life_days,
+        rank_of_section,
+        purpose,
+    )
+    prepared = None
+    if store_version is not None:
+        memo_key = (
+            store_version,
+            tuple(sorted(scope_set)) if scope_set else None,
+            *screen_args[1:4],
+            tuple(order),
+            purpose,
+        )
+        prepared = _PREPARED.get(memo_key)
+    if prepared is None:
+        prepared = _Prepared(*_screen(entries, *screen_args))
+        if store_version is not None:
+            if len(_PREPARED) >= _PREPARED_MAX:
+                _PREPARED.pop(next(iter(_PREPARED)))
+            _PREPARED[memo_key] = prepared
+    excluded = list(prepared.excluded)
+    eligible = prepared.eligible
     t_filter = time.perf_counter()
 
     # 2. relevance: search score, or the section is one the query asks for.
     requirement: ContextRequirement | None = None
     relevance: dict[str, float] = {}
+    irrelevant: list[tuple[Entry, str, str, str]] = []
     if query is not None:
         requirement = analyze_query(query)
-        pool = [e for e, _ in eligible]
-        raw = search(query, pool) if search is not None else lexical_scores(query, pool)
+        if search is not None:
+            raw = search(query, [e for e, _, _ in eligible])
+        elif store_version is None:
+            raw = lexical_scores(query, (e for e, _, _ in eligible))
+        else:
+            if prepared.lexical is None:
+                prepared.lexical = LexicalIndex(e for e, _, _ in eligible)
+            raw = prepared.lexical.scores(query)
         top = max((s for s in raw.values() if s > 0), default=0.0)
         relevance = {k: v / top for k, v in raw.items() if v > 0} if top else {}
-        kept: list[tuple[Entry, str]] = []
-        for entry, section in eligible:
-            if entry.id in relevance or requirement.needs(section):
-                kept.append((entry, section))
+        kept: list[tuple[Entry, str, float]] = []
+        needs = requirement.sections
+        for item in eligible:
+            if item[1] in needs or item[0].id in relevance:
+                kept.append(item)
             else:
-                excluded.append(
-                    Excluded(entry.id, "irrelevant", REASONS["irrelevant"], section=section)
-                )
+                irrelevant.append((item[0], item[1], "irrelevant", REASONS["irrelevant"]))
         eligible = kept
     t_relevance = time.perf_counter()
 
-    # 3. rank: section order first, then relevance x time decay x status weight.
-    half_life = cs.half_life_days
-    ranked: list[tuple[int, float, str, Entry, str]] = []
-    for entry, section in eligible:
-        base = 1.0
-        if requirement is not None:
-            base = relevance.get(entry.id, 0.0) + (0.25 if requirement.needs(section) else 0.0)
-        decay = 0.5 ** (_age_days(entry, now) / half_life)
-        weight = (1.0 if entry.status == "confirmed" else 0.6) * _CONFIDENCE_WEIGHT.get(
-            entry.confidence, 0.6
-        )
-        score = base * decay * weight
-        ranked.append((rank_of_section[section], -score, entry.id, entry, section))
+    # 3. rank, with one float sort key per entry. No query: the purpose's section order
+    # decides what gets in first (key = section rank, then score in (0, 1]). A query: the
+    # most relevant get in first (earlier sections weigh a bit more). The output is
+    # grouped in the purpose's order either way.
+    ranked: list[tuple[float, Entry, str, float]]
     if requirement is None:
-        # No query: the purpose's section order decides what gets in first.
-        ranked.sort(key=lambda r: (r[0], r[1], r[2]))
+        if prepared.ranked is None:
+            prepared.ranked = sorted(
+                ((rank_of_section[s] * 2.0 - sc, e, s, sc) for e, s, sc in eligible),
+                key=itemgetter(0),
+            )
+        ranked = prepared.ranked
     else:
-        # A query: the most relevant entries get in first (earlier sections weigh a bit
-        # more), and the output is still grouped in the purpose's order.
-        n = max(1, len(order))
-        ranked.sort(key=lambda r: (r[1] * (1.0 - 0.5 * r[0] / n), r[0], r[2]))
+        n_sections = max(1, len(order))
+        ranked = []
+        for entry, section, static in eligible:
+            base = relevance.get(entry.id, 0.0) + (0.25 if requirement.needs(section) else 0.0)
+            score = base * static
+            ranked.append(
+                (
+                    -score * (1.0 - 0.5 * rank_of_section[section] / n_sections),
+                    entry,
+                    section,
+                    score,
+                )
+            )
+    ranked.sort(key=itemgetter(0))  # stable: ties keep the caller's order
     t_rank = time.perf_counter()
 
     # 4. fill the budget entry by entry, then lay the chosen out in section order.
     chosen, costs, over = _fill(ranked, fmt, purpose, budget, counter)
-    position = {r[2]: (r[0], r[1], r[2]) for r in ranked}
-    chosen.sort(key=lambda c: position[c[0].id])
+    score_of = {
+        entry.id: score
+        for _, entry, _, score in ranked[: len(costs) + len(over)]
+        if entry.id in costs
+    }
+    chosen.sort(key=lambda c: (rank_of_section[c[1]], -score_of[c[0].id]))
     text, used = _render_within(chosen, fmt, purpose, budget, counter, costs, over)
     t_fill = time.perf_counter()
 
-    chosen_ids = {entry.id for entry, _, _ in chosen}
-    score_of = {r[2]: -r[1] for r in ranked}
     included = [
         Included(entry.id, pos, costs[entry.id], section, not with_facts, score_of[entry.id])
         for pos, (entry, section, with_facts) in enumerate(chosen, start=1)
     ]
-    for _, _, entry_id, _entry, section in ranked:
-        if entry_id not in chosen_ids:
-            excluded.append(Excluded(entry_id, "budget", over.get(entry_id, ""), section=section))
+    pending = irrelevant
+    pending.extend(
+        (entry, section, "budget", over.get(entry.id, EXHAUSTED))
+        for _, entry, section, _ in ranked
+        if entry.id not in costs
+    )
+    t_done = time.perf_counter()
     return Assembly(
         text=text,
         tokens=used,
@@ -331,7 +475,8 @@ def assemble(
         format=fmt,
         query=query,
         included=included,
-        excluded=excluded,
+        excluded_early=excluded,
+        pending=pending,
         sections=list(order),
         needed_sections=sorted(requirement.sections) if requirement else [],
         relevance=(getattr(search, "__name__", "custom") if search else "lexical") if query else "",
@@ -340,14 +485,16 @@ def assemble(
             "relevance": (t_relevance - t_filter) * 1000,
             "rank": (t_rank - t_relevance) * 1000,
             "fill": (t_fill - t_rank) * 1000,
-            "total": (t_fill - t0) * 1000,
+            "explain": (t_done - t_fill) * 1000,
+            "total": (t_done - t0) * 1000,
+            "counter_load": load_ms,
         },
         chosen=chosen,
     )
 
 
 def _fill(
-    ranked: list[tuple[int, float, str, Entry, str]],
+    ranked: list[tuple[float, Entry, str, float]],
     fmt: str,
     purpose: str,
     budget: int,
@@ -361,15 +508,15 @@ def _fill(
     costs: dict[str, int] = {}
     over: dict[str, str] = {}
     if remaining < 0:
-        for r in ranked:
-            over[r[2]] = f"budget {budget} is smaller than the block's frame"
+        for _, entry, _, _ in ranked:
+            over[entry.id] = f"budget {budget} is smaller than the block's frame"
         return [], costs, over
     open_sections: set[str] = set()
     stopped = False
-    for _, _, entry_id, entry, section in ranked:
+    for _, entry, section, _ in ranked:
+        entry_id = entry.id
         if stopped:
-            over[entry_id] = f"budget exhausted: fewer than {MIN_REMAINING} left"
-            continue
+            break
         heading = (
             0 if section in open_sections else newline + counter.count(heading_line(section, fmt))
         )

@@ -39,6 +39,19 @@ class ContextCache:
         self._by_tag: dict[str, set[Hashable]] = {}
         self.hits = 0
         self.misses = 0
+        # Bumped by every invalidation: part of the version `assemble` memoises its entry
+        # screening under, so a tag invalidation also refreshes that memo.
+        self._epoch = 0
+
+    @classmethod
+    def from_settings(cls, settings: Any = None) -> ContextCache:
+        """TTL from `context.cache_ttl_seconds`."""
+        return cls(ttl_seconds=context_settings(settings).cache_ttl_seconds)
+
+    def attach(self, store: Any) -> Callable[[], None]:
+        """Drop cached assemblies that touched an entry whenever the Store commits a
+        change to it (`Store.subscribe`); returns the unsubscribe function."""
+        return store.subscribe(lambda change: self.invalidate_tags(change.ids))
 
     def __len__(self) -> int:
         return len(self._items)
@@ -60,6 +73,7 @@ class ContextCache:
             self._by_tag.setdefault(tag, set()).add(key)
 
     def invalidate_by_tag(self, tag: str) -> int:
+        self._epoch += 1
         keys = self._by_tag.pop(tag, set())
         for key in keys:
             self._drop(key)
@@ -70,6 +84,7 @@ class ContextCache:
         return sum(self.invalidate_by_tag(t) for t in tags)
 
     def clear(self) -> None:
+        self._epoch += 1
         self._items.clear()
         self._by_tag.clear()
 
@@ -116,7 +131,7 @@ class ContextCache:
             self.hits += 1
             return found
         self.misses += 1
-        result = assemble(entries, settings=cs, **options)
+        result = assemble(entries, settings=cs, store_version=(version, self._epoch), **options)
         touched = [i.entry_id for i in result.included] + [e.entry_id for e in result.excluded]
         self.set(key, result, touched)
         return result

@@ -176,3 +176,27 @@ def search_service_scorer(service: object, *, mode: str = "hybrid"):
 
     scores.__name__ = f"search-{mode}"
     return scores
+
+
+class LexicalIndex:
+    """Inverted index over entries' terms: scoring a query touches only matching entries.
+
+    `assemble` keeps one per store version, so typing a query in the preview does not
+    re-read every entry."""
+
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        self.postings: dict[str, list[str]] = {}
+        for entry in entries:
+            for term in _entry_terms(entry.summary, tuple(entry.facts), tuple(entry.tags)):
+                self.postings.setdefault(term, []).append(entry.id)
+
+    def scores(self, query: str) -> dict[str, float]:
+        """Same numbers as `lexical_scores(query, entries)`."""
+        wanted = terms(query)
+        if not wanted:
+            return {}
+        hits: dict[str, int] = {}
+        for term in wanted:
+            for entry_id in self.postings.get(term, ()):
+                hits[entry_id] = hits.get(entry_id, 0) + 1
+        return {entry_id: n / len(wanted) for entry_id, n in hits.items()}

@@ -22,18 +22,20 @@ SECTION_TITLES: dict[str, str] = {
 }
 FORMATS: tuple[str, ...] = ("agent", "markdown")
 
-MEMORY_MD_HEADER = "# Memory"
-MEMORY_MD_NOTE = (
-    "<!-- memdesk renders this file from .memdesk/entries. Lines you or an agent add "
-    "are picked up as candidates for review. -->"
-)
-
 _SPACE = re.compile(r"\s+")
 
 
 def one_line(text: str) -> str:
     """Collapse line breaks so one entry stays one bullet (and cannot fake a heading)."""
     return _SPACE.sub(" ", text).strip()
+
+
+_BLOCK_TAG = re.compile(r"<(/?)(agent_memory)", re.IGNORECASE)
+
+
+def defuse(text: str) -> str:
+    """An entry cannot close or open the block it is injected in (`</agent_memory>`)."""
+    return _BLOCK_TAG.sub(r"‹\1\2", text)
 
 
 def source_label(entry: Entry) -> str:
@@ -89,16 +91,18 @@ def item_lines(entry: Entry, fmt: str, *, with_facts: bool = True) -> list[str]:
         ]
     if with_facts:
         lines.extend(f"  - {one_line(fact)}" for fact in entry.facts if fact.strip())
+    if fmt == "agent":
+        lines = [defuse(line) for line in lines]
     return lines
 
 
 def memory_md_text(sections: list[tuple[str, list[Entry]]]) -> str:
-    """MEMORY.md: headings per section, one `- summary` line per entry."""
-    lines = [MEMORY_MD_HEADER, MEMORY_MD_NOTE]
-    for section, entries in sections:
-        lines.extend(["", heading_line(section, "markdown")])
-        lines.extend(f"- {one_line(e.summary)}" for e in entries)
-    return "\n".join(lines) + "\n"
+    """MEMORY.md: the Store's layout (header, note, `## Section`, one `- summary` each)."""
+    from memdesk.core.memory_md import render_grouped
+
+    return render_grouped(
+        [(SECTION_TITLES.get(s, s), [e.summary for e in entries]) for s, entries in sections]
+    )
 
 
 def render_memory_md(entries: list[Entry], settings: Any = None) -> str:

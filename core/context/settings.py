@@ -29,6 +29,7 @@ KNOWN_SECTIONS: tuple[str, ...] = (
 )
 
 UNITS: tuple[str, ...] = ("tokens", "chars")
+TOKENIZER_NAMES: tuple[str, ...] = ("auto", "estimate", "o200k_base", "cl100k_base")
 FORMATS: tuple[str, ...] = ("agent", "markdown")
 # Section names an assembly can place entries in; see assembler.SECTION_OF_KIND.
 SECTION_NAMES: tuple[str, ...] = (
@@ -238,7 +239,12 @@ def load_settings(root: Path | str) -> Settings:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError("(file)", f"{path} is not valid TOML: {exc}") from exc
-    return parse_settings(data, path=path)
+    settings = parse_settings(data, path=path)
+    ctx = settings.context
+    if ctx.tokenizer not in TOKENIZER_NAMES and not Path(ctx.tokenizer).expanduser().is_absolute():
+        # A relative tokenizer.json path means: relative to the working directory (store root).
+        ctx.tokenizer = str(path.parent.parent / ctx.tokenizer)
+    return settings
 
 
 def save_settings(root: Path | str, data: Mapping[str, Any]) -> Path:

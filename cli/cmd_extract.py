@@ -1,0 +1,242 @@
+"""Extraction verbs: `extract` (transcripts -> candidates), `flush` (messages on stdin)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from memdesk.cli.context import CliContext, UserError
+from memdesk.core.context.settings import SettingsError
+from memdesk.core.entry import Entry
+from memdesk.core.extract.files import file_candidates
+from memdesk.core.extract.flush import WriteResult, flush, select_new
+from memdesk.core.extract.inbox import ingest_sources
+from memdesk.core.extract.messages import Message, ReadStats
+from memdesk.core.extract.readers import record_messages
+from memdesk.core.extract.settings import ExtractSettings
+
+ACTOR = "cli"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "extract",
+        help="extract candidate memories from transcripts (JSONL, JSON, Markdown)",
+        description=(
+            "Read agent transcripts (generic {role, content} JSONL/JSON, Claude Code sessions, "
+            "OpenAI chat exports, Markdown chat logs, memory/YYYY-MM-DD.md daily logs), extract "
+            "candidates, screen them with the do-not-write guard and add the new ones."
+        ),
+    )
+    p.add_argument("files", nargs="*", metavar="FILE", help="transcript files to read")
+    p.add_argument(
+        "--sources",
+        action="store_true",
+        help="also read what is new in .memdesk/inbox/ and the [sources] transcripts globs",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="print what would be added; write nothing"
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run_extract)
+
+    p = sub.add_parser(
+        "flush",
+        help="seed 000 MemoryFlush: messages on stdin -> deduped candidates + memory_flushed",
+        description=(
+            "Read messages from stdin (a JSON array or JSONL of {role, content} objects), "
+            "extract at most [extractor] max_facts_per_flush new facts, write them as candidates "
+            "and journal a memory_flushed event."
+        ),
+    )
+    p.add_argument("--session-id", default="", help="session id for messages that have none")
+    p.add_argument("--max", type=int, default=None, help="cap (default: max_facts_per_flush, 10)")
+    p.add_argument("--json", action="store_true", help="print the memory_flushed payload as JSON")
+    p.set_defaults(func=run_flush)
+
+
+# -- extract ----------------------------------------------------------------------------
+
+
+def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
+    if not args.files and not args.sources:
+        raise UserError("give transcript FILEs to read, or --sources")
+    store = _store_for(ctx, args.dry_run)
+    settings = _settings(store)
+    known = set(store.known_hashes()) if store is not None else set()
+    report: dict[str, Any] = {"files": [], "added": [], "duplicates": 0, "refused": []}
+    for name in args.files:
+        path = Path(name)
+        if not path.is_file():
+            raise UserError(f"{name}: no such file")
+        stats = ReadStats(str(path))
+        chosen_all: list[Entry] = []
+        totals = WriteResult()
+        for found in file_candidates(path, settings.extractor, stats=stats, cwd=str(ctx.dir)):
+            if not found.ok:
+                raise UserError(f"{name}: extractor failed, nothing written: {found.error}")
+            chosen, written = select_new(found.candidates, known)
+            totals.duplicates += written.duplicates
+            totals.refused += written.refused
+            chosen_all += chosen
+        # A file's candidates are written together, after the whole file was read: a
+        # failing extractor half-way leaves the store untouched.
+        if chosen_all and not args.dry_run:
+            chosen_all = store.add_many(chosen_all, actor=ACTOR, label="extract")
+        report["files"].append(
+            {
+                "path": str(path),
+                "messages": stats.messages,
+                "skipped_lines": stats.skipped,
+                "warnings": stats.warnings,
+                "candidates": len(chosen_all),
+            }
+        )
+        report["added"] += [e.to_json() for e in chosen_all]
+        report["duplicates"] += totals.duplicates
+        report["refused"] += [{"summary": s, "reasons": r} for s, r in totals.refused]
+        for warning in stats.warnings:
+            print(f"memdesk: warning: {warning}", file=sys.stderr)
+        if stats.skipped > len(stats.warnings):
+            print(
+                f"memdesk: warning: {path}: {stats.skipped} line(s) skipped in all",
+                file=sys.stderr,
+            )
+    if args.sources:
+        if store is None:
+            raise UserError("--sources needs a memdesk working directory (run `memdesk init`)")
+        if args.dry_run:
+            raise UserError("--sources cannot be combined with --dry-run (it records offsets)")
+        for result in ingest_sources(store):
+            if result.error:
+                print(f"memdesk: warning: {result.path}: {result.error}", file=sys.stderr)
+            report["files"].append(
+                {
+                    "path": result.path,
+                    "messages": result.messages,
+                    "skipped_lines": result.skipped_lines,
+                    "warnings": result.warnings,
+                    "candidates": len(result.added),
+                    "error": result.error,
+                    "unchanged": result.unchanged,
+                }
+            )
+            report["added"] += [e.to_json() for e in result.added]
+            report["duplicates"] += result.duplicates
+            report["refused"] += [{"summary": s, "reasons": r} for s, r in result.refused]
+    report["dry_run"] = bool(args.dry_run)
+    if args.json:
+        ctx.print_json(report)
+        return 0
+    _print_report(report)
+    return 0
+
+
+def _store_for(ctx: CliContext, dry_run: bool) -> Any:
+    if not dry_run:
+        return ctx.store()
+    try:
+        return ctx.store()
+    except UserError:
+        return None  # a dry run works without a store (nothing to dedupe against)
+
+
+def _settings(store: Any) -> ExtractSettings:
+    try:
+        return ExtractSettings.from_mapping(store.settings if store is not None else None)
+    except SettingsError as exc:
+        raise UserError(str(exc)) from exc
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    verb = "would add" if report["dry_run"] else "added"
+    for entry in report["added"]:
+        flag = (
+            "  [suspicious: " + entry["flags"]["suspicious"] + "]"
+            if "suspicious" in entry["flags"]
+            else ""
+        )
+        where = entry["source"].get("locator") or ""
+        print(
+            f"+ {entry['id']}  {entry['kind']}/{entry['scope']} {entry['confidence']:<6} "
+            f"{entry['summary']}{flag}  ({where})"
+        )
+    for item in report["refused"]:
+        print(f"- refused: {'; '.join(item['reasons'])}: {item['summary'][:60]}")
+    messages = sum(f["messages"] for f in report["files"])
+    skipped = sum(f["skipped_lines"] for f in report["files"])
+    line = (
+        f"{verb} {len(report['added'])} candidate(s) from {messages} message(s) in "
+        f"{len(report['files'])} file(s); {report['duplicates']} duplicate(s), "
+        f"{len(report['refused'])} refused"
+    )
+    if skipped:
+        line += f", {skipped} line(s) skipped"
+    print(line)
+
+
+# -- flush ------------------------------------------------------------------------------
+
+
+def read_stdin_messages(text: str) -> list[Message]:
+    """A JSON array (or object with `messages`) or JSONL of message records."""
+    stats = ReadStats("<stdin>")
+    records: list[tuple[str, Any]] = []
+    stripped = text.strip()
+    if not stripped:
+        return []
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        for number, line in enumerate(stripped.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                records.append((f"<stdin>:{number}", json.loads(line)))
+            except ValueError as exc:
+                raise UserError(f"stdin line {number}: not JSON ({exc.msg})") from exc
+    else:
+        items = value if isinstance(value, list) else [value]
+        records = [(f"<stdin>#{i}", item) for i, item in enumerate(items)]
+    messages: list[Message] = []
+    for where, record in records:
+        found = record_messages(record, where, stats)
+        if found is None:
+            raise UserError(f"{where}: not a message (expected {{role, content}})")
+        messages += [m for m in found if m.kind != "candidate"]
+    return messages
+
+
+def run_flush(args: argparse.Namespace, ctx: CliContext) -> int:
+    messages = read_stdin_messages(sys.stdin.read())
+    store = ctx.store(create=True)
+    _settings(store)  # a bad [extractor] table is a user error, said up front
+    if args.max is not None and args.max < 1:
+        raise UserError("--max must be at least 1")
+    result = flush(
+        messages, store=store, session_id=args.session_id, max_facts_per_flush=args.max, actor=ACTOR
+    )
+    if result.error:
+        raise UserError(f"extractor failed, nothing written: {result.error}")
+    if args.json:
+        ctx.print_json(
+            {
+                "event": "memory_flushed" if result.payload else None,
+                "payload": result.payload,
+                "ids": [e.id for e in result.added],
+                "duplicates": result.duplicates,
+                "over_cap": result.over_cap,
+                "refused": [{"summary": s, "reasons": r} for s, r in result.refused],
+            }
+        )
+        return 0
+    for entry in result.added:
+        print(f"+ {entry.id}  {entry.kind}/{entry.scope}  {entry.summary}")
+    print(
+        f"flushed {result.count} fact(s); {result.duplicates} duplicate(s), "
+        f"{result.over_cap} over the cap, {len(result.refused)} refused"
+    )
+    return 0

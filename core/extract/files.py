@@ -1,0 +1,83 @@
+"""Candidates from one file, batch by batch (shared by `memdesk extract` and the inbox)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from memdesk.core.entry import Entry
+from memdesk.core.extract.messages import Message, ReadStats
+from memdesk.core.extract.plugin import PluginResult, failure, to_entry
+from memdesk.core.extract.readers import read_messages
+from memdesk.core.extract.run import run_extractor
+from memdesk.core.extract.settings import ExtractorSettings
+
+# Messages handed to the extractor at a time: bounds memory on very large transcripts.
+BATCH_MESSAGES = 2000
+
+
+def file_candidates(
+    path: Path,
+    settings: ExtractorSettings,
+    *,
+    stats: ReadStats,
+    start_offset: int = 0,
+    start_line: int = 0,
+    complete_lines_only: bool = False,
+    fmt: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    batch_messages: int = BATCH_MESSAGES,
+) -> Iterator[PluginResult]:
+    """One PluginResult per batch of messages; stop reading at the first failed batch.
+
+    Records that already are candidates (JSON with a `summary`) are taken as they are;
+    the rest goes through the configured extractor.
+    """
+    stream = read_messages(
+        path,
+        stats=stats,
+        start_offset=start_offset,
+        start_line=start_line,
+        complete_lines_only=complete_lines_only,
+        fmt=fmt,
+    )
+    batch: list[Message] = []
+    for message in stream:
+        batch.append(message)
+        if len(batch) >= batch_messages:
+            result = _batch_candidates(batch, settings, path, cwd)
+            yield result
+            if not result.ok:
+                return
+            batch = []
+    if batch:
+        yield _batch_candidates(batch, settings, path, cwd)
+
+
+def _batch_candidates(
+    batch: list[Message],
+    settings: ExtractorSettings,
+    path: Path,
+    cwd: str | os.PathLike[str] | None,
+) -> PluginResult:
+    direct: list[Entry] = []
+    talk: list[Message] = []
+    for message in batch:
+        if message.kind != "candidate":
+            talk.append(message)
+            continue
+        try:
+            entry = to_entry(json.loads(message.text))
+        except (ValueError, TypeError) as exc:
+            return failure(str(path), f"{message.locator}: candidate record is not usable: {exc}")
+        entry.source.origin = entry.source.origin or "inbox"
+        entry.source.locator = entry.source.locator or message.locator
+        direct.append(entry)
+    if not talk:
+        return PluginResult(direct, "", "candidates")
+    found = run_extractor(talk, settings, cwd=cwd)
+    if not found.ok:
+        return found
+    return PluginResult(direct + found.candidates, "", found.name)

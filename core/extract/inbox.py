@@ -1,0 +1,214 @@
+"""Incremental ingestion of `.memdesk/inbox/` files and the transcript globs in settings.
+
+`ingest_path(store, path)` is the one function the TUI's file watcher calls per changed
+path. It remembers, per file, how far it has read (`.memdesk/ingest_state.json`: byte
+offset, line number, size, inode), so a transcript an agent keeps appending to is read
+from where it stopped; a file that shrank or was replaced is read again from the start
+(duplicates are then dropped by the sha256 dedupe). A last line without its newline is
+left for the next call: the writer may still be in the middle of it.
+
+Files in the inbox may be transcripts (any format `readers` knows) or candidate files:
+JSON/JSONL records that have a `summary` are taken as candidates in the entry format
+(e.g. what an LLM extractor or another tool dropped there), everything else as messages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memdesk.core.atomic import atomic_write_text
+from memdesk.core.extract.files import file_candidates
+from memdesk.core.extract.flush import WriteResult, select_new
+from memdesk.core.extract.messages import ReadStats, log
+from memdesk.core.extract.readers import detect_format
+from memdesk.core.extract.settings import ExtractSettings
+
+STATE_FILE = "ingest_state.json"
+INBOX_DIR = "inbox"
+STATE_VERSION = 1
+
+
+@dataclass
+class IngestResult(WriteResult):
+    path: str = ""
+    messages: int = 0
+    skipped_lines: int = 0
+    warnings: list[str] = field(default_factory=list)
+    from_offset: int = 0
+    to_offset: int = 0
+    unchanged: bool = False  # nothing new since the last read
+
+
+# -- state ------------------------------------------------------------------------------
+
+
+def state_path(store: Any) -> Path:
+    return Path(store.meta_dir) / STATE_FILE
+
+
+def load_state(store: Any) -> dict[str, dict[str, Any]]:
+    path = state_path(store)
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except ValueError:
+        log.warning("%s is not valid JSON; reading every source from the start", path)
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    return files if isinstance(files, dict) else {}
+
+
+def save_state(store: Any, files: dict[str, dict[str, Any]]) -> None:
+    atomic_write_text(
+        state_path(store),
+        json.dumps(
+            {"v": STATE_VERSION, "files": files}, ensure_ascii=False, indent=1, sort_keys=True
+        ),
+    )
+
+
+def _key(store: Any, path: Path) -> str:
+    """Paths under the working directory are stored relative, so the folder can move."""
+    with contextlib.suppress(ValueError):
+        return path.relative_to(Path(store.root).resolve()).as_posix()
+    return path.as_posix()
+
+
+# -- sources ----------------------------------------------------------------------------
+
+
+def inbox_dir(store: Any) -> Path:
+    return Path(store.meta_dir) / INBOX_DIR
+
+
+def source_files(store: Any, settings: ExtractSettings | None = None) -> list[Path]:
+    """Every file the sources name right now: inbox files and transcript glob matches."""
+    settings = settings or ExtractSettings.from_mapping(store.settings)
+    found: list[Path] = []
+    if settings.sources.inbox and inbox_dir(store).is_dir():
+        found += sorted(
+            p for p in inbox_dir(store).rglob("*") if p.is_file() and not p.name.startswith(".")
+        )
+    for pattern in settings.sources.transcripts:
+        expanded = os.path.expanduser(pattern)
+        if not os.path.isabs(expanded):
+            expanded = os.path.join(os.fspath(store.root), expanded)
+        found += sorted(Path(p) for p in glob.glob(expanded, recursive=True) if os.path.isfile(p))
+    unique: dict[Path, None] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), None)
+    return list(unique)
+
+
+def is_source(store: Any, path: Path | str, settings: ExtractSettings | None = None) -> bool:
+    """Whether a changed path is something `ingest_path` should read (for the watcher)."""
+    path = Path(path).resolve()
+    settings = settings or ExtractSettings.from_mapping(store.settings)
+    if settings.sources.inbox:
+        with contextlib.suppress(ValueError):
+            path.relative_to(inbox_dir(store).resolve())
+            return not path.name.startswith(".")
+    for pattern in settings.sources.transcripts:
+        expanded = os.path.expanduser(pattern)
+        if not os.path.isabs(expanded):
+            expanded = os.path.join(os.fspath(store.root), expanded)
+        if path.match(expanded) or Path(expanded).resolve() == path:
+            return True
+        if any(path == Path(p).resolve() for p in glob.glob(expanded, recursive=True)):
+            return True
+    return False
+
+
+# -- ingestion --------------------------------------------------------------------------
+
+
+def ingest_sources(store: Any) -> list[IngestResult]:
+    """Read what is new in every source (inbox + globs)."""
+    settings = ExtractSettings.from_mapping(store.settings)
+    return [ingest_path(store, path, settings=settings) for path in source_files(store, settings)]
+
+
+def ingest_path(
+    store: Any, path: Path | str, *, settings: ExtractSettings | None = None, actor: str = "watcher"
+) -> IngestResult:
+    """Extract candidates from what is new in `path` and add them (deduped, screened)."""
+    path = Path(path).resolve()
+    result = IngestResult(path=str(path))
+    if not path.is_file():
+        return result
+    settings = settings or ExtractSettings.from_mapping(store.settings)
+    with store.lock.held():  # one reader per store at a time: offsets stay consistent
+        states = load_state(store)
+        key = _key(store, path)
+        stat = path.stat()
+        fmt = detect_format(path)
+        previous = states.get(key) or {}
+        offset, line = int(previous.get("offset", 0)), int(previous.get("line", 0))
+        replaced = previous.get("inode") not in (None, stat.st_ino) or stat.st_size < offset
+        if fmt == "json" or replaced:  # whole-JSON files cannot be resumed mid-way
+            offset, line = 0, 0
+        if (
+            previous
+            and not replaced
+            and previous.get("size") == stat.st_size
+            and previous.get("mtime_ns") == stat.st_mtime_ns
+        ):
+            result.unchanged = True
+            result.from_offset = result.to_offset = offset
+            return result
+        result.from_offset = offset
+        stats = ReadStats(str(path))
+        known = set(store.known_hashes())
+        batches = file_candidates(
+            path,
+            settings.extractor,
+            stats=stats,
+            start_offset=offset,
+            start_line=line,
+            complete_lines_only=fmt != "json",
+            fmt=fmt,
+            cwd=os.fspath(store.root),
+        )
+        for found in batches:
+            if not found.ok:
+                result.error = found.error
+                result.messages = stats.messages
+                return result  # offsets not advanced: the next change retries
+            for candidate in found.candidates:
+                if candidate.source.origin == "transcript" and _inside(path, inbox_dir(store)):
+                    candidate.source.origin = "inbox"
+            chosen, written = select_new(found.candidates, known)
+            result.duplicates += written.duplicates
+            result.refused += written.refused
+            if chosen:
+                result.added += store.add_many(chosen, actor=actor, label="ingest")
+        result.messages = stats.messages
+        result.skipped_lines = stats.skipped
+        result.warnings = stats.warnings
+        end = stats.end_offset if fmt != "json" else stat.st_size
+        result.to_offset = end
+        states[key] = {
+            "offset": end,
+            "line": stats.end_line,
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "inode": stat.st_ino,
+            "format": fmt,
+        }
+        save_state(store, states)
+    return result
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,135 @@
+"""The `[extractor]` and `[sources]` tables of `.memdesk/settings.toml`.
+
+```toml
+[extractor]
+use = "heuristic"          # heuristic | seed000 | command | callable (default: command if
+                           # `command` is set, else callable if `callable` is set, else heuristic)
+command = "my-llm-extract --json"   # or ["my-llm-extract", "--json"]; JSON in, JSON out
+callable = "my_pkg.memory:extract"  # a Python function (messages, opts) or (messages, ctx, opts)
+timeout = 60               # seconds a plug-in may take before it is abandoned
+max_facts_per_flush = 10   # seed 000's cap per flush
+threshold = 0.6            # seed 001's write threshold for the heuristic extractor
+
+[sources]
+transcripts = ["~/.claude/projects/-work-myproj/*.jsonl", "memory/*.md"]   # globs
+inbox = true               # also read files dropped into .memdesk/inbox/
+```
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from memdesk.core.context.settings import SettingsError, register_section
+
+USES: tuple[str, ...] = ("heuristic", "seed000", "command", "callable")
+_EXTRACTOR_KEYS = ("use", "command", "callable", "timeout", "max_facts_per_flush", "threshold")
+_SOURCES_KEYS = ("transcripts", "inbox")
+
+
+@dataclass(frozen=True)
+class ExtractorSettings:
+    use: str = "heuristic"
+    command: tuple[str, ...] = ()
+    callable: str = ""
+    timeout: float = 60.0
+    max_facts_per_flush: int = 10
+    threshold: float = 0.6
+
+
+@dataclass(frozen=True)
+class SourcesSettings:
+    transcripts: tuple[str, ...] = ()
+    inbox: bool = True
+
+
+@dataclass(frozen=True)
+class ExtractSettings:
+    extractor: ExtractorSettings = field(default_factory=ExtractorSettings)
+    sources: SourcesSettings = field(default_factory=SourcesSettings)
+
+    @classmethod
+    def from_mapping(cls, settings: Any) -> ExtractSettings:
+        """From Store.settings (a dict), a `Settings` object, or None (all defaults)."""
+        if settings is None:
+            return cls()
+        raw = getattr(settings, "raw", settings)
+        if not isinstance(raw, Mapping):
+            raise SettingsError("(file)", "must be a TOML table")
+        return cls(parse_extractor(raw.get("extractor", {})), parse_sources(raw.get("sources", {})))
+
+
+def _table(value: Any, name: str, allowed: tuple[str, ...]) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise SettingsError(name, f"must be a table, got {value!r}")
+    unknown = sorted(set(value) - set(allowed))
+    if unknown:
+        raise SettingsError(f"{name}.{unknown[0]}", f"unknown key; allowed: {', '.join(allowed)}")
+    return value
+
+
+def parse_extractor(value: Any) -> ExtractorSettings:
+    table = _table(value, "extractor", _EXTRACTOR_KEYS)
+    command_raw = table.get("command", ())
+    if isinstance(command_raw, str):
+        command = tuple(shlex.split(command_raw))
+    elif isinstance(command_raw, list | tuple) and all(isinstance(c, str) for c in command_raw):
+        command = tuple(command_raw)
+    else:
+        raise SettingsError(
+            "extractor.command",
+            f"must be a command line (text) or a list of text, got {command_raw!r}",
+        )
+    function = table.get("callable", "")
+    if not isinstance(function, str) or (function and ":" not in function):
+        raise SettingsError(
+            "extractor.callable", f"must be 'module.path:function', got {function!r}"
+        )
+    default_use = "command" if command else "callable" if function else "heuristic"
+    use = table.get("use", default_use)
+    if use not in USES:
+        raise SettingsError("extractor.use", f"must be one of {', '.join(USES)}; got {use!r}")
+    if use == "command" and not command:
+        raise SettingsError("extractor.use", "is 'command' but extractor.command is not set")
+    if use == "callable" and not function:
+        raise SettingsError("extractor.use", "is 'callable' but extractor.callable is not set")
+    timeout = table.get("timeout", 60.0)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise SettingsError(
+            "extractor.timeout", f"must be a number of seconds > 0, got {timeout!r}"
+        )
+    cap = table.get("max_facts_per_flush", 10)
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+        raise SettingsError(
+            "extractor.max_facts_per_flush", f"must be a whole number >= 1, got {cap!r}"
+        )
+    threshold = table.get("threshold", 0.6)
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not 0 <= threshold < 1
+    ):
+        raise SettingsError("extractor.threshold", f"must be a number in [0, 1), got {threshold!r}")
+    return ExtractorSettings(use, command, function, float(timeout), cap, float(threshold))
+
+
+def parse_sources(value: Any) -> SourcesSettings:
+    table = _table(value, "sources", _SOURCES_KEYS)
+    globs = table.get("transcripts", [])
+    if isinstance(globs, str):
+        globs = [globs]
+    if not isinstance(globs, list | tuple) or not all(isinstance(g, str) and g for g in globs):
+        raise SettingsError(
+            "sources.transcripts", f"must be a list of file globs (text), got {globs!r}"
+        )
+    inbox = table.get("inbox", True)
+    if not isinstance(inbox, bool):
+        raise SettingsError("sources.inbox", f"must be true or false, got {inbox!r}")
+    return SourcesSettings(tuple(globs), inbox)
+
+
+register_section("extractor", parse_extractor)
+register_section("sources", parse_sources)
