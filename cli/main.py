@@ -24,7 +24,9 @@ COMMAND_ORDER: tuple[str, ...] = ("store", "app", "extract", "search", "context"
 
 
 def command_modules() -> list[str]:
-    names = [m.name for m in pkgutil.iter_modules(cli_package.__path__) if m.name.startswith("cmd_")]
+    names = [
+        m.name for m in pkgutil.iter_modules(cli_package.__path__) if m.name.startswith("cmd_")
+    ]
     rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
     names.sort(key=lambda n: (rank.get(n.removeprefix("cmd_"), len(rank)), n))
     return [f"memdesk.cli.{name}" for name in names]

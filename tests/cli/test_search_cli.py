@@ -1,51 +1,33 @@
-"""`memdesk search` / `--batch` / `reindex` / `duplicates`: output shapes and errors.
-
-The verbs only need `store.index_dir`, `store.settings` and `store.entries()`; a small
-stand-in store keeps these tests independent of the store's own tests.
-"""
+"""`memdesk search` / `--batch` / `reindex` / `duplicates`: output shapes and errors,
+on a real store (the embedding model is switched off in its settings, so these tests
+exercise the CLI, not the model)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 from memdesk.cli import main as cli_main
-from memdesk.cli.context import CliContext
 from memdesk.core.entry import Entry
-
-
-@dataclass
-class _StandInStore:
-    root: Path
-    items: list[Entry]
-    settings: dict[str, Any] = field(default_factory=lambda: {"search": {"model": "none"}})
-
-    @property
-    def index_dir(self) -> Path:
-        return self.root / ".memdesk" / "index"
-
-    def entries(self) -> list[Entry]:
-        return list(self.items)
+from memdesk.core.store import Store
 
 
 @pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> _StandInStore:
-    stand_in = _StandInStore(
-        tmp_path,
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
+    real = Store.init(tmp_path)
+    real.settings_path.write_text('[search]\nmodel = "none"\n', "utf-8")
+    real.add_many(
         [
             Entry(summary="跑测试用 uv run pytest -x", id="m-1", status="confirmed"),
             Entry(summary="Running the linter: ruff check", id="m-2"),
             Entry(summary="use pnpm for installs", id="m-3"),
             Entry(summary="Use pnpm for installs", id="m-4"),
         ],
+        actor="cli",
     )
-    monkeypatch.setattr(CliContext, "store", lambda self, create=False: stand_in)
-    # Only the search verbs: these tests must not depend on other verb groups.
-    monkeypatch.setattr(cli_main, "COMMAND_MODULES", ("memdesk.cli.cmd_search",))
-    return stand_in
+    monkeypatch.chdir(tmp_path)
+    return real
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -97,7 +79,7 @@ def test_search_errors_are_one_line(store, capsys, tmp_path: Path) -> None:
     bad.write_text("not json\n", encoding="utf-8")
     code, _, err = _run(capsys, "search", "--batch", str(bad))
     assert code == 1 and "bad.jsonl:1" in err
-    store.settings = {"search": {"rrf_k": -1}}
+    store.settings_path.write_text('[search]\nmodel = "none"\nrrf_k = -1\n', "utf-8")
     code, _, err = _run(capsys, "search", "x")
     assert code == 1 and "search.rrf_k" in err
 
