@@ -24,6 +24,7 @@ import math
 import tomllib
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,12 +129,20 @@ class OpenConflict:
 
 # -- listing ---------------------------------------------------------------------------
 def list_conflicts(
-    store: Any, search: Any = None, *, include_pairs: bool = True
+    store: Any,
+    search: Any = None,
+    *,
+    include_pairs: bool = True,
+    lock: AbstractContextManager[Any] | None = None,
 ) -> list[OpenConflict]:
     """Field conflicts first (they block a clean store), then contradictions, then
-    duplicates; dismissed pairs are left out."""
+    duplicates; dismissed pairs are left out. `lock` is held while reading the store
+    only, not while pairs are compared (that can take seconds at 10k entries)."""
+    with lock if lock is not None else nullcontext():
+        open_conflicts = store.open_conflicts()
+        all_entries = store.entries() if include_pairs else []
     items: list[OpenConflict] = []
-    for conflict in store.open_conflicts():
+    for conflict in open_conflicts:
         side = conflict.theirs or conflict.ours or {}
         items.append(
             OpenConflict(
@@ -147,7 +156,7 @@ def list_conflicts(
         )
     if not include_pairs:
         return items
-    entries = {e.id: e for e in store.entries()}
+    entries = {e.id: e for e in all_entries}
     dismissed = Dismissals(store.meta_dir)
     marked = {i.ids[0] for i in items}  # an entry in a field conflict waits for that first
     for pair in find_pairs(list(entries.values()), search):

@@ -108,7 +108,9 @@ class Stats:
         return out
 
 
-def compute_stats(store: Any, search: Any = None, *, measure: bool = True) -> Stats:
+def compute_stats(
+    store: Any, search: Any = None, *, measure: bool = True, today: dt.date | None = None
+) -> Stats:
     """Metrics of `store`; with `search` (a SearchService) also index health and search
     latency; with `measure`, warm latencies of search and context assembly."""
     entries: list[Entry] = store.entries()
@@ -134,7 +136,7 @@ def compute_stats(store: Any, search: Any = None, *, measure: bool = True) -> St
             statistics.fmean(CONFIDENCE_VALUE[e.confidence] for e in live) if live else None
         ),
         expired_per_day=expired_per_day(records),
-        due_to_expire=len(store.due_to_expire()),
+        due_to_expire=len(store.due_to_expire(today)),
         journal_records=len(records),
         problems=len(store.problems),
         open_conflicts=len(store.open_conflicts()),

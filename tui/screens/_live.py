@@ -38,3 +38,33 @@ def search_of(services: Any) -> Any:
         return getattr(services, "search", None)
     except Exception:  # a search that fails to open means "no search", not a crash
         return None
+
+
+def lock_of(store: Any, services: Any) -> Any:
+    """The lock screens take around store calls: the app's shared one when there is an
+    app bundle (it serialises the UI and its workers), else the store's own."""
+    lock = getattr(services, "lock", None)
+    return lock if lock is not None else store.lock.held()
+
+
+def today_of(services: Any) -> Any:
+    """The bundle's notion of today (fixed in tests and snapshots), else None."""
+    today = getattr(services, "today", None)
+    return today() if callable(today) else None
+
+
+def follow_app_changes(screen: Screen, callback: Callable[[], None]) -> None:
+    """Call `callback` whenever the app shell says its data changed (a file changed on
+    disk and was re-read, an ingest finished): the shell bumps `data_version`."""
+    app = screen.app
+    if hasattr(app, "data_version"):
+        screen.watch(app, "data_version", lambda _value: callback(), init=False)
+
+
+def go_back(screen: Screen) -> None:
+    """`esc`: pop a pushed screen; in the app shell's modes, back to the review queue."""
+    app = screen.app
+    if len(app.screen_stack) > 1:
+        app.pop_screen()
+    elif hasattr(app, "action_show_queue"):
+        app.action_show_queue()

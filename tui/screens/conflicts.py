@@ -25,7 +25,14 @@ from memdesk.core.conflicts import (
     take_side,
 )
 from memdesk.core.textdiff import Span, side_by_side, value_text
-from memdesk.tui.screens._live import StoreChanged, search_of, subscribe_screen
+from memdesk.tui.screens._live import (
+    StoreChanged,
+    follow_app_changes,
+    go_back,
+    lock_of,
+    search_of,
+    subscribe_screen,
+)
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -95,6 +102,7 @@ class ConflictsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#merge-editor", TextArea).display = False
         self._unsubscribe = subscribe_screen(self.store, self)
+        follow_app_changes(self, self._schedule_reload)
         self.reload()
 
     def on_unmount(self) -> None:
@@ -109,12 +117,16 @@ class ConflictsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="conflicts-load")
     def _load(self) -> None:
-        items = list_conflicts(self.store, search_of(self.services))
+        search = search_of(self.services)
+        items = list_conflicts(self.store, search, lock=lock_of(self.store, self.services))
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_items, items)
 
     @on(StoreChanged)
     def _store_changed(self, _: StoreChanged) -> None:
+        self._schedule_reload()
+
+    def _schedule_reload(self) -> None:
         if self.editing:
             return  # never yank the list away under an edit; it reloads after saving
         if self._reload_timer is not None:
@@ -253,7 +265,8 @@ class ConflictsScreen(Screen[None]):
     # -- resolving ---------------------------------------------------------------------------
     def _apply(self, what: str, call: Any) -> None:
         try:
-            call()
+            with lock_of(self.store, self.services):
+                call()
         except Exception as exc:  # guard refusal, a newer version on disk, a bad value...
             self.notify(str(exc), title="Not resolved", severity="error", timeout=8)
             return
@@ -332,5 +345,5 @@ class ConflictsScreen(Screen[None]):
     def action_cancel_or_close(self) -> None:
         if self.editing:
             self._end_edit()
-        elif len(self.app.screen_stack) > 1:
-            self.app.pop_screen()
+        else:
+            go_back(self)

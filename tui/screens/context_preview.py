@@ -16,7 +16,15 @@ from typing import Any, ClassVar
 from memdesk.core.context import Assembly, assemble, load_settings
 from memdesk.core.context.query import search_service_scorer
 from memdesk.core.context.settings import BUILTIN_PURPOSES
-from memdesk.tui.screens._live import StoreChanged, search_of, subscribe_screen
+from memdesk.tui.screens._live import (
+    StoreChanged,
+    follow_app_changes,
+    go_back,
+    lock_of,
+    search_of,
+    subscribe_screen,
+    today_of,
+)
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -66,7 +74,7 @@ class ContextPreviewScreen(Screen[None]):
         Binding("minus,underscore", "budget(-1)", "Budget −100", id="preview.budget_down"),
         Binding("p", "next_purpose", "Purpose", id="preview.next_purpose"),
         Binding("slash", "focus_query", "Query", id="preview.focus_query"),
-        Binding("c", "toggle_candidates", "Candidates", id="preview.toggle_candidates"),
+        Binding("i", "toggle_candidates", "Candidates", id="preview.toggle_candidates"),
         Binding("r", "refresh_preview", "Refresh", id="preview.refresh"),
         Binding("escape", "close", "Back", id="preview.back"),
     ]
@@ -127,6 +135,7 @@ class ContextPreviewScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#preview-block").focus()
         self._unsubscribe = subscribe_screen(self.store, self)
+        follow_app_changes(self, self.refresh_preview)
         if self.settings_error:
             self.notify(self.settings_error, title="settings.toml", severity="error")
         self._schedule(0)
@@ -168,8 +177,8 @@ class ContextPreviewScreen(Screen[None]):
         focused = self.focused
         if isinstance(focused, Input):  # leave the input first
             self.query_one("#preview-block").focus()
-        elif len(self.app.screen_stack) > 1:
-            self.app.pop_screen()
+        else:
+            go_back(self)
 
     @on(Select.Changed, "#purpose")
     def _purpose_changed(self, event: Select.Changed) -> None:
@@ -229,7 +238,7 @@ class ContextPreviewScreen(Screen[None]):
                 service = search_of(self.services)
                 if service is not None:
                     search = search_service_scorer(service)
-            with self.store.lock.held():
+            with lock_of(self.store, self.services):
                 entries = self.store.entries()
             assembly = assemble(
                 entries,
@@ -239,6 +248,7 @@ class ContextPreviewScreen(Screen[None]):
                 include_candidates=request.include_candidates,
                 settings=settings,
                 search=search,
+                today=today_of(self.services),
             )
         except Exception as exc:  # bad settings, a broken scorer: shown, not raised
             if not worker.is_cancelled:

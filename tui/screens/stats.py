@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from memdesk.core.stats import Stats, compute_stats
-from memdesk.tui.screens._live import StoreChanged, search_of, subscribe_screen
+from memdesk.tui.screens._live import (
+    StoreChanged,
+    follow_app_changes,
+    go_back,
+    lock_of,
+    search_of,
+    subscribe_screen,
+    today_of,
+)
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -96,6 +104,7 @@ class StatsScreen(Screen[None]):
         for name, title in titles.items():
             self.query_one(f"#stats-{name}", Static).border_title = title
         self._unsubscribe = subscribe_screen(self.store, self)
+        follow_app_changes(self, self._compute_counts)
         self.action_recompute()
 
     def on_unmount(self) -> None:
@@ -106,8 +115,7 @@ class StatsScreen(Screen[None]):
         self._compute()
 
     def action_close(self) -> None:
-        if len(self.app.screen_stack) > 1:
-            self.app.pop_screen()
+        go_back(self)
 
     @on(StoreChanged)
     def _store_changed(self, _: StoreChanged) -> None:
@@ -128,7 +136,11 @@ class StatsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="stats")
     def _compute(self) -> None:
-        stats = compute_stats(self.store, self._search(), measure=self.measure)
+        search = self._search()
+        with lock_of(self.store, self.services):
+            stats = compute_stats(
+                self.store, search, measure=self.measure, today=today_of(self.services)
+            )
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, stats)
 
@@ -136,7 +148,9 @@ class StatsScreen(Screen[None]):
     def _compute_counts(self) -> None:
         """After a store change: counts again, latencies kept from the last measurement."""
         previous = self.stats
-        stats = compute_stats(self.store, self._search(), measure=False)
+        search = self._search()
+        with lock_of(self.store, self.services):
+            stats = compute_stats(self.store, search, measure=False, today=today_of(self.services))
         if previous is not None:
             stats.search_latency_ms = previous.search_latency_ms
             stats.assembly_latency_ms = previous.assembly_latency_ms
