@@ -20,7 +20,16 @@ from memdesk.cli.context import CliContext, UserError
 
 # Every `cmd_*.py` module in this package is a verb group (found at start-up, so a new
 # group needs no registration here). Order decides the order in `memdesk --help`.
-COMMAND_ORDER: tuple[str, ...] = ("store", "app", "extract", "search", "context", "consolidate")
+COMMAND_ORDER: tuple[str, ...] = (
+    "store",
+    "app",
+    "extract",
+    "search",
+    "context",
+    "consolidate",
+    "stats",
+    "git",
+)
 
 
 def command_modules() -> list[str]:

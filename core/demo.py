@@ -27,4 +27,8 @@ def copy_demo_project(target: Path) -> Path:
     (target / ".memdesk" / "index").mkdir(exist_ok=True)
     (target / ".memdesk" / "conflicts").mkdir(exist_ok=True)
     (target / ".memdesk" / "journal.jsonl").touch()
+    from memdesk.core.store import GITATTRIBUTES, GITIGNORE
+
+    (target / ".memdesk" / ".gitignore").write_text(GITIGNORE, "utf-8")
+    (target / ".memdesk" / ".gitattributes").write_text(GITATTRIBUTES, "utf-8")
     return target

@@ -54,6 +54,27 @@ unit = "tokens"          # tokens | chars
 """
 
 
+# What is local to one checkout (derived or in-flight) stays out of git.
+GITIGNORE = """\
+# derived from the entries, or local to this checkout
+index/
+lock
+retired/
+conflicts/
+pending-batch.json
+memory_md.json
+ingest_state.json
+"""
+# The journal is append-only: a union merge keeps both branches' records. Entry files
+# merge field by field with `memdesk merge-driver` once git is told about it (see
+# `memdesk merge-driver --install`); without that, git's text merge leaves markers that
+# memdesk offers as a conflict.
+GITATTRIBUTES = """\
+journal.jsonl merge=union
+entries/*.toml merge=memdesk
+"""
+
+
 class StoreError(Exception):
     """A store operation that cannot be done; the message says why, for a person."""
 
@@ -134,9 +155,10 @@ class Store:
             (meta / sub).mkdir(parents=True, exist_ok=True)
         gitignore = meta / ".gitignore"
         if not gitignore.exists():
-            atomic_write_text(
-                gitignore, "# derived, rebuilt from entries\nindex/\nlock\nretired/\n"
-            )
+            atomic_write_text(gitignore, GITIGNORE)
+        gitattributes = meta / ".gitattributes"
+        if not gitattributes.exists():
+            atomic_write_text(gitattributes, GITATTRIBUTES)
         settings = meta / "settings.toml"
         if not settings.exists():
             atomic_write_text(settings, DEFAULT_SETTINGS)
@@ -209,7 +231,7 @@ class Store:
             seen.add(child.name)
             try:
                 st = child.stat(follow_symlinks=True)
-                key = (st.st_mtime_ns, st.st_size)
+                key = _file_key(st)
             except OSError:
                 key = (-1, -1)
             cached = self._files.get(child.name)
@@ -252,7 +274,7 @@ class Store:
             return None
         try:
             st = path.stat()
-            key = (st.st_mtime_ns, st.st_size)
+            key = _file_key(st)
         except OSError:
             return None
         cached = self._files.get(path.name)
@@ -293,7 +315,7 @@ class Store:
 
     @property
     def version(self) -> int:
-        """Grows with every commit (any process): a cheap cache key for derived views."""
+        """Changes with every commit (any process): a cheap cache key for derived views."""
         self._scan()
         try:
             journal_size = os.stat(self.journal.path).st_size
@@ -373,7 +395,7 @@ class Store:
                 write_entry_file(path, op.after, durable=one_by_one)
                 with contextlib.suppress(OSError):  # we know what we wrote: no re-read
                     st = path.stat()
-                    self._files[path.name] = (st.st_mtime_ns, st.st_size, op.after.copy())
+                    self._files[path.name] = (*_file_key(st), op.after.copy())
         if one_by_one:
             fsync_dir(self.entries_dir)
         else:
@@ -794,6 +816,11 @@ def _apply(entry: Entry, changes: dict[str, Any]) -> Entry:
         return Entry.from_dict(_no_nulls(data))
     except EntryError as exc:
         raise StoreError(str(exc)) from exc
+
+
+def _file_key(st: os.stat_result) -> tuple[int, int]:
+    """Changes whenever the file does: every write is a rename, so a new inode too."""
+    return (st.st_ino, st.st_mtime_ns * 1_000_003 + st.st_size)
 
 
 def _content(data: dict[str, Any] | None) -> dict[str, Any] | None:
