@@ -68,3 +68,13 @@ def go_back(screen: Screen) -> None:
         app.pop_screen()
     elif hasattr(app, "action_show_queue"):
         app.action_show_queue()
+
+
+def entries_of(store: Any, services: Any) -> list[Any]:
+    """Every entry: from the app bundle's cache (kept current by the shell) when there
+    is one, else read from the store under its lock."""
+    cached = getattr(services, "entries", None)
+    if callable(cached):
+        return list(cached())
+    with store.lock.held():
+        return store.entries()

@@ -18,9 +18,9 @@ from memdesk.core.context.query import search_service_scorer
 from memdesk.core.context.settings import BUILTIN_PURPOSES
 from memdesk.tui.screens._live import (
     StoreChanged,
+    entries_of,
     follow_app_changes,
     go_back,
-    lock_of,
     search_of,
     subscribe_screen,
     today_of,
@@ -238,8 +238,7 @@ class ContextPreviewScreen(Screen[None]):
                 service = search_of(self.services)
                 if service is not None:
                     search = search_service_scorer(service)
-            with lock_of(self.store, self.services):
-                entries = self.store.entries()
+            entries = entries_of(self.store, self.services)
             assembly = assemble(
                 entries,
                 purpose=request.purpose,

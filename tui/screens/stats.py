@@ -215,7 +215,9 @@ class StatsScreen(Screen[None]):
                 f" · {idx.documents}/{idx.entries} docs · {idx.vectors} vectors",
                 ("\n" + idx.detail if idx.detail else "", "$text-muted"),
                 ("\nmodel ", "$text-muted"),
-                idx.model or "search not opened",
+                idx.model
+                or str(getattr(self.services, "search_status", ""))
+                or "search not opened",
             ),
         )
         extra = self.query_one("#stats-extra", Static)
