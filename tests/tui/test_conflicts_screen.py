@@ -97,3 +97,18 @@ async def test_a_store_change_elsewhere_updates_the_list(tmp_path: Path) -> None
         await pilot.pause(0.3)
         await _settle(pilot)
         assert [i.kind for i in _screen(app).items] == ["conflict-markers", "contradiction"]
+
+
+async def test_shift_m_merges_the_left_entry_into_the_right(tmp_path: Path) -> None:
+    store = demo_store(tmp_path)
+    app = ScreenApp(store, ConflictsScreen)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _settle(pilot)
+        await pilot.press("down", "down")  # the near-duplicate lan-003 / cand-003
+        await pilot.pause()
+        assert _screen(app).selected.ids == ["lan-003", "cand-003"]
+        await pilot.press("M")
+        await _settle(pilot)
+        assert store.find("lan-003") is None
+        assert any("nextest" in fact for fact in store.get("cand-003").facts)
+        assert all(i.kind != "near-duplicate" for i in _screen(app).items)

@@ -73,7 +73,8 @@ class ConflictsScreen(Screen[None]):
         Binding("escape", "cancel_or_close", "Back", id="conflicts.back"),
         Binding("1", "keep(0)", "Keep left", id="conflicts.keep_left"),
         Binding("2", "keep(1)", "Keep right", id="conflicts.keep_right"),
-        Binding("m", "merge_pair", "Merge right into left", id="conflicts.merge_pair"),
+        Binding("m", "merge_pair(0)", "Merge into left", id="conflicts.merge_into_left"),
+        Binding("M", "merge_pair(1)", "Merge into right", id="conflicts.merge_into_right"),
         Binding("d", "dismiss_pair", "Dismiss", id="conflicts.dismiss"),
         Binding("r", "reload", "Reload", id="conflicts.reload"),
     ]
@@ -291,11 +292,11 @@ class ConflictsScreen(Screen[None]):
             lambda: keep_one(self.store, item, keep, actor="tui"),
         )
 
-    def action_merge_pair(self) -> None:
+    def action_merge_pair(self, position: int = 0) -> None:
         item = self.selected
         if item is None or item.pair is None:
             return
-        into, other = item.ids
+        into, other = item.ids[position], item.ids[1 - position]
         self._apply(
             f"merged {other} into {into}", lambda: merge_pair(self.store, item, into, actor="tui")
         )
