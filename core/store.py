@@ -421,11 +421,27 @@ class Store:
         self.journal.append_many(records)
         self.pending_path.unlink(missing_ok=True)
         change = Change(label, [op.entry_id for op in ops], actor, group)
-        if self.auto_render:
+        if self.auto_render and self._touches_memory_md(ops):
             self.render_memory_md()
         for listener in list(self._listeners):
             with contextlib.suppress(Exception):  # a broken listener never breaks a write
                 listener(change)
+
+    def _touches_memory_md(self, ops: list[_Op]) -> bool:
+        """Could these changes alter MEMORY.md? Only confirmed entries are rendered,
+        unless settings let candidates in; skipping the render keeps agents' candidate
+        writes cheap."""
+        if any(
+            (op.before is not None and op.before.status == "confirmed")
+            or (op.after is not None and op.after.status == "confirmed")
+            for op in ops
+        ):
+            return True
+        try:
+            context = self.settings.get("context", {})
+        except StoreError:
+            return True
+        return bool(isinstance(context, dict) and context.get("include_candidates"))
 
     def record_event(self, op: str, payload: dict[str, Any], actor: str = "agent") -> None:
         """Journal an event that changes no entry (e.g. memory_flushed)."""
