@@ -13,10 +13,11 @@ from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
 from memdesk.core.extract.files import file_candidates
 from memdesk.core.extract.flush import WriteResult, flush, select_new
-from memdesk.core.extract.inbox import ingest_sources
+from memdesk.core.extract.inbox import ingest_sources, looks_binary
 from memdesk.core.extract.messages import Message, ReadStats
 from memdesk.core.extract.readers import record_messages
 from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.store import StoreError
 
 ACTOR = "cli"
 
@@ -72,6 +73,8 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
         path = Path(name)
         if not path.is_file():
             raise UserError(f"{name}: no such file")
+        if looks_binary(path):
+            raise UserError(f"{name}: not a text file (binary content)")
         stats = ReadStats(str(path))
         chosen_all: list[Entry] = []
         totals = WriteResult()
@@ -85,7 +88,10 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
         # A file's candidates are written together, after the whole file was read: a
         # failing extractor half-way leaves the store untouched.
         if chosen_all and not args.dry_run:
-            chosen_all = store.add_many(chosen_all, actor=ACTOR, label="extract")
+            try:
+                chosen_all = store.add_many(chosen_all, actor=ACTOR, label="extract")
+            except StoreError as exc:
+                raise UserError(f"{name}: nothing written: {exc}") from exc
         report["files"].append(
             {
                 "path": str(path),

@@ -366,7 +366,7 @@ _INJECTION_RULES: list[tuple[str, re.Pattern[str]]] = [
     (
         "asks to exfiltrate files or secrets",
         re.compile(
-            r"(?i)(?:把|将)?[^\n]{0,40}?"
+            r"(?i)"
             + _SENSITIVE_ZH
             + r"[^\n]{0,40}?(?:发到|发送到|发给|上传到|上传至|传到|提交到|post 到|转发到|同步到)"
             r"\s*(?:https?://|\S+\.[a-z]{2,})"
@@ -400,11 +400,46 @@ _INJECTION_RULES: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# Words each rule cannot match without (lower-case), checked with `in` before its regex
+# runs, in the order of _INJECTION_RULES; None means always run (cheap literal regexes).
+_INJECTION_NEEDLES: list[tuple[str, ...] | None] = [
+    ("ignore", "disregard", "forget", "override", "bypass", "skip"),
+    None,
+    ("system", "mode", "do anything now"),
+    None,
+    ("now", "pretend"),
+    None,
+    (
+        "upload",
+        "send",
+        "post",
+        "exfiltrate",
+        "transmit",
+        "forward",
+        "leak",
+        "email",
+        "copy",
+        "sync",
+        "pipe",
+        "dump",
+    ),
+    ("exfiltrate", "upload", "send"),
+    ("发到", "发送到", "发给", "上传到", "上传至", "传到", "提交到", "post 到", "转发到", "同步到"),
+    None,
+    ("curl", "wget", "iwr", "invoke-webrequest", "base64", "/dev/tcp", "nc", "rm"),
+    ("run", "execute", "without", "not"),
+    None,
+]
+
+
 def detect_injection(text: str) -> str | None:
     """The reason `text` looks like a prompt injection, or None."""
     if not text:
         return None
-    for reason, pattern in _INJECTION_RULES:
+    lowered = text.lower()
+    for (reason, pattern), needles in zip(_INJECTION_RULES, _INJECTION_NEEDLES, strict=True):
+        if needles is not None and not any(n in lowered for n in needles):
+            continue
         if pattern.search(text):
             return reason
     return None
@@ -426,12 +461,14 @@ _CHITCHAT_WORD = (
 )
 # One or more chit-chat words separated by punctuation, spaces or emoji; nothing else.
 _CHITCHAT = re.compile(r"(?i)^[\W_]*(?:" + _CHITCHAT_WORD + r"[\W_]*)+$")
+# Text marked as a guess or a draft. Hedged wording alone ("maybe", "也许") is not refused
+# here: the guard runs on every write, and a person's own "也许可以…" idea is theirs to
+# keep; the extractor drops hedged statements instead (it knows who said them).
 _GUESS_OR_DRAFT = re.compile(
-    r"(?i)^\s*(?:\[?(?:draft|wip|guess|tbd|todo)\]?\s*[:：-]|"
-    r"(?:maybe|perhaps|probably|possibly|i\s+guess|i\s+think|i\s+suspect|i\s+assume|it\s+might|it\s+may|might\s+be|"
-    r"my\s+guess|not\s+sure|unverified)\b|"
-    r"(?:(?:草稿|初稿)\s*[:：]|猜测|推测|我猜|我觉得可能|可能是|也许|大概是|应该是|不确定|未经确认|待确认)"
-    r")"
+    r"(?i)^\s*(?:\[?(?:draft|wip|guess|tbd|unverified)\]?\s*[:：-]|"
+    r"\((?:draft|guess|unverified)\)|(?:my\s+guess|i\s+guess|just\s+a\s+guess)\b|"
+    r"(?:草稿|初稿|猜测|推测|未经确认|待确认)\s*[:：]|我猜|瞎猜)"
+    r"|[(（](?:draft|guess|unverified|草稿|猜测|未经确认)[)）]\s*$"
 )
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.]*\s*=")
 _USEFUL = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff\u3040-\u30ff\uac00-\ud7af]")
@@ -463,7 +500,7 @@ def is_chitchat(text: str) -> bool:
 
 
 def is_guess_or_draft(text: str) -> bool:
-    return bool(_GUESS_OR_DRAFT.match(text))
+    return bool(_GUESS_OR_DRAFT.search(text))
 
 
 def _nothing_useful_left(text: str, redactions: int) -> str | None:

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.entry import Entry, now, text_hash
-from memdesk.core.extract.messages import Message, log
+from memdesk.core.extract.messages import Message, ReadStats, log
 from memdesk.core.extract.plugin import PluginResult
+from memdesk.core.extract.readers import record_messages
 from memdesk.core.extract.run import Extractor, run_extractor
 from memdesk.core.extract.settings import ExtractSettings
 from memdesk.core.guard import screen
@@ -90,8 +91,27 @@ def _open_store(working_dir: Path | str) -> Any:  # -> Store
     return Store.open(root) if (root / ".memdesk").is_dir() else Store.init(root)
 
 
+def as_messages(items: Iterable[Message | Mapping[str, Any]]) -> list[Message]:
+    """Messages as given, or built from `{role, content, ...}` dicts (Claude Code lines too).
+
+    A dict that is not a message raises ValueError naming its position: an agent passing
+    the wrong thing should hear about it, not lose its facts silently.
+    """
+    out: list[Message] = []
+    stats = ReadStats("<flush>")
+    for index, item in enumerate(items):
+        if isinstance(item, Message):
+            out.append(item)
+            continue
+        found = record_messages(item, f"<flush>#{index}", stats)
+        if found is None:
+            raise ValueError(f"message #{index} is not a message (expected {{role, content}})")
+        out += [m for m in found if m.kind != "candidate"]
+    return out
+
+
 def flush(
-    messages: Sequence[Message],
+    messages: Iterable[Message | Mapping[str, Any]],
     working_dir: Path | str | None = None,
     *,
     store: Any = None,
@@ -115,7 +135,7 @@ def flush(
         store = _open_store(working_dir)
     settings = ExtractSettings.from_mapping(store.settings)
     cap = max_facts_per_flush or settings.extractor.max_facts_per_flush
-    messages = list(messages)
+    messages = as_messages(messages)
     if session_id:
         for message in messages:
             message.session_id = message.session_id or session_id
@@ -141,7 +161,14 @@ def flush(
     )
     if not chosen:
         return result
-    result.added = store.add_many(chosen, actor=actor, label=FLUSH_EVENT)
+    from memdesk.core.store import StoreError
+
+    try:
+        result.added = store.add_many(chosen, actor=actor, label=FLUSH_EVENT)
+    except StoreError as exc:  # e.g. the store's own guard pass: nothing was written
+        log.warning("memory flush wrote nothing: %s", exc)
+        result.error = str(exc)
+        return result
     result.payload = {
         "facts": [entry.summary for entry in result.added],
         "count": len(result.added),

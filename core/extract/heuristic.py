@@ -9,11 +9,16 @@ only, split by line, keep non-empty lines that start with a cue prefix
 - recalled `<agent_memory>` blocks are cut out before anything is read (never re-extract
   injected memory); tool outputs and the model's own chatter are not sources;
 - user lines are split into statements, fillers ("顺便说一下", "btw", "记住：") removed;
+  the rest of a line stays with the statement it completes;
 - each statement is scored with seed 001's signals — explicit 0.95, milestone 0.85,
-  lesson 0.8, preference 0.7 — plus a cue-word rule (0.8), a decision (0.8) and a plain
-  stated fact with a concrete detail (0.65); requests, questions and one-off remarks
-  ("今天先别提交") lose points. A statement above 0.6 (seed 001's threshold) becomes a
-  candidate with confidence high (>= 0.9), medium (>= 0.75) or low;
+  lesson 0.8, preference 0.7 — plus a cue-word rule (0.8), a decision (0.8), profile and
+  event cues (0.7) and a plain stated fact with a concrete detail (0.65); requests and
+  questions (-0.4), one-off remarks like "今天先别提交" (-0.35) and hedged guesses like
+  "也许"/"maybe" (-0.3) lose points; a line of a daily log is worth at least 0.7. A
+  statement above 0.6 (seed 001's threshold) becomes a candidate with confidence high
+  (>= 0.9), medium (>= 0.75) or low;
+- statements that carry a secret (a pasted key, a config line) are skipped unless the
+  person explicitly asked to remember them (then the guard redacts them);
 - assistant messages only contribute lessons (root cause and fix), the one thing the
   person rarely restates;
 - kind and scope come from cue words (commands/paths -> project, CI/org/vault -> workspace,
@@ -201,6 +206,15 @@ _EVENT = re.compile(
     re.IGNORECASE,
 )
 
+# Hedged statements are guesses, not facts (seed 004: no model guesses). Not refused by
+# the guard (a person may keep an idea on purpose), but not extracted either.
+HEDGE = re.compile(
+    r"^\s*(?:maybe|perhaps|probably|possibly|i think|i guess|i suspect|i assume|it might|"
+    r"might be|not sure|could be)\b|^\s*(?:可能|也许|大概|或许|应该是|我觉得可能|我猜|不确定是否)|"
+    r"\b(?:i'm not sure|i am not sure|my guess is)\b|(?:猜测|推测)(?:是|可能)",
+    re.IGNORECASE,
+)
+
 SIGNAL_SCORES: dict[str, float] = {
     "explicit": 0.95,
     "milestone": 0.85,
@@ -239,6 +253,9 @@ _GATES: dict[str, re.Pattern[str]] = {
         "stated": "是|叫|为|用|装在|放在|在|单位|默认|最大|上限|参数|is|are|was|use|run|live",
         "request": "帮|请|麻烦|你|看下|看看|查|能不能|可不可以|要不要|can you|could you|would you|"
         "please|let me|let's see|how do|what|why|is there|?|？|吗|write me",
+        "hedge": "maybe|perhaps|probably|possibly|i think|i guess|i suspect|i assume|it might|"
+        "might be|not sure|could be|可能|也许|大概|或许|应该是|我觉得可能|我猜|不确定是否|"
+        "my guess is|猜测|推测",
         "one_off": "今天|今晚|明天|刚才|这次|这一次|先别|等会|一会儿|试试|试一下|可以删掉|删掉吧|today|"
         "tonight|tomorrow|this time|for this one|right now|for now",
     }.items()
@@ -254,7 +271,9 @@ def signals_of(statement: str, role: str) -> dict[str, float]:
     found: dict[str, float] = {}
     lowered = statement.lower()
     if role == "assistant":
-        if _cue("lesson", LESSON, statement, lowered):
+        if _cue("lesson", LESSON, statement, lowered) and not _cue(
+            "hedge", HEDGE, statement, lowered
+        ):
             found["lesson"] = SIGNAL_SCORES["lesson"]
         return found
     for name, precise in (
@@ -276,6 +295,11 @@ def signals_of(statement: str, role: str) -> dict[str, float]:
 
 def score(statement: str, role: str) -> tuple[float, dict[str, float]]:
     found = signals_of(statement, role)
+    if role == "note":
+        # A line of a daily log / notes file was written down on purpose: it is a
+        # candidate (low confidence) even without a cue; cues can raise it.
+        best = max([0.7, *found.values()])
+        return best, found
     if not found:
         return 0.0, found
     best = max(found.values())
@@ -285,8 +309,8 @@ def score(statement: str, role: str) -> tuple[float, dict[str, float]]:
             best -= 0.4
         if _cue("one_off", ONE_OFF, statement, lowered):
             best -= 0.35
-    if role == "note":  # already a written note: a stated fact is enough
-        best = max(best, 0.7)
+        if _cue("hedge", HEDGE, statement, lowered):
+            best -= 0.3
     return best, found
 
 
@@ -328,6 +352,8 @@ def quick_score(statement: str, role: str, threshold: float = THRESHOLD) -> floa
             best -= 0.4
         if _cue("one_off", ONE_OFF, statement, lowered):
             best -= 0.35
+        if _cue("hedge", HEDGE, statement, lowered):
+            best -= 0.3
     return best
 
 
@@ -529,9 +555,13 @@ def extract_candidates(
     opts = opts or {}
     limit = opts.get("max_candidates")
     seen: set[str] = set()
+    seen_text: set[str] = set()
     out: list[Entry] = []
     for message in messages:
         for item in scored_statements(message, opts):
+            if item.statement in seen_text:
+                continue  # the exact same words again: same hash, skip the hashing
+            seen_text.add(item.statement)
             digest = text_hash(item.statement)
             if digest in seen:
                 continue

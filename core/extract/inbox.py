@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.atomic import atomic_write_text
+from memdesk.core.context.settings import SettingsError
 from memdesk.core.extract.files import file_candidates
 from memdesk.core.extract.flush import WriteResult, select_new
 from memdesk.core.extract.messages import ReadStats, log
 from memdesk.core.extract.readers import detect_format
 from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.store import StoreError
 
 STATE_FILE = "ingest_state.json"
 INBOX_DIR = "inbox"
@@ -107,6 +109,39 @@ def source_files(store: Any, settings: ExtractSettings | None = None) -> list[Pa
     return list(unique)
 
 
+def watch_roots(store: Any, settings: ExtractSettings | None = None) -> list[Path]:
+    """Directories a file watcher should watch (recursively) to see every source change:
+    the inbox, and for each transcript glob the deepest folder without a wildcard."""
+    settings = settings or ExtractSettings.from_mapping(store.settings)
+    roots: list[Path] = []
+    if settings.sources.inbox:
+        roots.append(inbox_dir(store).resolve())
+    for pattern in settings.sources.transcripts:
+        expanded = os.path.expanduser(pattern)
+        if not os.path.isabs(expanded):
+            expanded = os.path.join(os.fspath(store.root), expanded)
+        parts = Path(expanded).parts
+        fixed = [p for p in _until_wildcard(parts)]
+        root = Path(*fixed) if fixed else Path(store.root)
+        if root == Path(expanded):  # no wildcard at all: a single file
+            root = root.parent
+        roots.append(root.resolve())
+    unique: list[Path] = []
+    for root in sorted(set(roots), key=lambda p: len(p.parts)):
+        if not any(root.is_relative_to(kept) for kept in unique):
+            unique.append(root)
+    return unique
+
+
+def _until_wildcard(parts: tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        if any(ch in part for ch in "*?["):
+            break
+        out.append(part)
+    return out
+
+
 def is_source(store: Any, path: Path | str, settings: ExtractSettings | None = None) -> bool:
     """Whether a changed path is something `ingest_path` should read (for the watcher)."""
     path = Path(path).resolve()
@@ -143,7 +178,14 @@ def ingest_path(
     result = IngestResult(path=str(path))
     if not path.is_file():
         return result
-    settings = settings or ExtractSettings.from_mapping(store.settings)
+    if looks_binary(path):
+        result.error = "not a text file (binary content): skipped"
+        return result
+    try:
+        settings = settings or ExtractSettings.from_mapping(store.settings)
+    except (SettingsError, StoreError) as exc:  # the watcher reports it; it must not crash
+        result.error = str(exc)
+        return result
     with store.lock.held():  # one reader per store at a time: offsets stay consistent
         states = load_state(store)
         key = _key(store, path)
@@ -188,7 +230,11 @@ def ingest_path(
             result.duplicates += written.duplicates
             result.refused += written.refused
             if chosen:
-                result.added += store.add_many(chosen, actor=actor, label="ingest")
+                try:
+                    result.added += store.add_many(chosen, actor=actor, label="ingest")
+                except StoreError as exc:  # offsets not advanced: the next change retries
+                    result.error = str(exc)
+                    return result
         result.messages = stats.messages
         result.skipped_lines = stats.skipped
         result.warnings = stats.warnings
@@ -204,6 +250,15 @@ def ingest_path(
         }
         save_state(store, states)
     return result
+
+
+def looks_binary(path: Path) -> bool:
+    """A NUL byte in the first 8 KiB: an image or archive dropped in the inbox, not text."""
+    try:
+        with path.open("rb") as handle:
+            return b"\0" in handle.read(8192)
+    except OSError:
+        return True
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -128,3 +128,36 @@ def test_a_broken_listener_does_not_break_the_flush(tmp_path: Path) -> None:
 def test_flush_creates_the_store_when_missing(tmp_path: Path) -> None:
     result = flush([Message("user", "remember: releases are manual only")], tmp_path)
     assert (tmp_path / ".memdesk").is_dir() and len(result.added) == 1
+
+
+def test_flush_accepts_plain_dicts(tmp_path: Path) -> None:
+    result = flush(
+        [
+            {"role": "user", "content": "记住：发布必须手动点", "session_id": "s-1"},
+            {"role": "assistant", "content": "ok"},
+        ],
+        tmp_path,
+    )
+    assert [e.summary for e in result.added] == ["发布必须手动点"]
+    assert result.payload is not None and result.payload["session_id"] == "s-1"
+    with pytest.raises(ValueError, match="message #0"):
+        flush([{"hello": "world"}], tmp_path)
+
+
+def test_a_store_refusal_is_reported_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memdesk.core.store import GuardRefused
+
+    store = store_at(tmp_path)
+
+    def refuse(*args: Any, **kwargs: Any) -> list[Entry]:
+        raise GuardRefused(["a stricter guard said no"])
+
+    monkeypatch.setattr(store, "add_many", refuse)
+    seen: list[dict[str, Any]] = []
+    result = flush(
+        [Message("user", "记住：部署用户是 gwadmin")], store=store, listeners=[seen.append]
+    )
+    assert "stricter guard" in result.error and result.added == [] and result.payload is None
+    assert seen == []

@@ -216,3 +216,34 @@ def test_quick_score_agrees_with_score_above_the_threshold() -> None:
             assert (full > THRESHOLD) == (quick > THRESHOLD), piece
             if full > THRESHOLD:
                 assert quick == pytest.approx(full), piece
+
+
+def test_daily_log_notes_are_candidates_even_without_cues() -> None:
+    notes = [
+        Message(
+            "note", "- 网关只能通过跳板机 jump.tidal-labs.internal 连接", session_id="2025-06-05"
+        ),
+        Message("note", "- 记住：部署前先跑 `uv run pytest -x`", session_id="2025-06-05"),
+        Message("note", "- 好的", session_id="2025-06-05"),
+    ]
+    entries = extract_candidates(notes, {})
+    assert [(e.summary, e.confidence) for e in entries] == [
+        ("网关只能通过跳板机 jump.tidal-labs.internal 连接", "low"),
+        ("部署前先跑 `uv run pytest -x`", "high"),
+    ]
+    assert entries[1].source.commands == ["uv run pytest -x"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        Message("user", "maybe we should always run the linter in CI"),
+        Message("user", "也许以后可以统一用 Parquet"),
+        Message(
+            "assistant", "Probably the root cause is a stale cache; the fix might be a restart."
+        ),
+        Message("assistant", "可能是因为连接池太小导致超时"),
+    ],
+)
+def test_hedged_guesses_are_not_extracted(message: Message) -> None:
+    assert extract_candidates([message], {}) == []

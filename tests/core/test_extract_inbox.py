@@ -142,3 +142,41 @@ def test_missing_path_is_a_no_op(tmp_path: Path) -> None:
     result = ingest_path(store, tmp_path / "gone.jsonl")
     assert result.added == [] and not result.error
     assert not os.path.exists(tmp_path / ".memdesk" / "ingest_state.json")
+
+
+def test_binary_files_in_the_inbox_are_skipped(tmp_path: Path) -> None:
+    store = Store.init(tmp_path)
+    image = tmp_path / ".memdesk" / "inbox" / "screenshot.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    result = ingest_path(store, image)
+    assert result.added == [] and "binary" in result.error
+    assert store.entries() == []
+
+
+def test_bad_settings_are_reported_not_raised(tmp_path: Path) -> None:
+    store = Store.init(tmp_path)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(line("remember: releases are manual only"), "utf-8")
+    settings(tmp_path, "[extractor]\ntimeout = 0")
+    result = ingest_path(store, transcript)
+    assert "extractor.timeout" in result.error and result.added == []
+
+
+def test_watch_roots_cover_the_inbox_and_glob_folders(tmp_path: Path) -> None:
+    from memdesk.core.extract.inbox import watch_roots
+
+    store = Store.init(tmp_path)
+    (tmp_path / "logs" / "a").mkdir(parents=True)
+    settings(tmp_path, '[sources]\ntranscripts = ["logs/a/*.jsonl", "logs/**/*.md"]')
+    assert watch_roots(store) == [
+        (tmp_path / "logs").resolve(),  # covers logs/a too
+        (tmp_path / ".memdesk" / "inbox").resolve(),
+    ]
+
+
+def test_watch_roots_for_a_single_file_is_its_folder(tmp_path: Path) -> None:
+    from memdesk.core.extract.inbox import watch_roots
+
+    store = Store.init(tmp_path)
+    settings(tmp_path, '[sources]\ntranscripts = ["notes.md"]\ninbox = false')
+    assert watch_roots(store) == [tmp_path.resolve()]
