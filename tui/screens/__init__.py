@@ -1,1 +1,1 @@
-"""Screens of the memdesk TUI, one module each."""
+"""Screens of the desk (queue, browser, help, dialogs; conflicts / context / stats)."""
