@@ -77,9 +77,14 @@ def format_stats(data: dict[str, Any]) -> str:
         "average_confidence", "expired_per_day", "due_to_expire", "journal_records",
         "problems", "open_conflicts", "latency_ms", "index", "computed_at",
     }  # fmt: skip
+    from memdesk.core.stats import flatten
+
     for name, section in data.items():
         if name not in known and isinstance(section, dict):
-            lines.append(f"{name:<12} {_pairs(section)}")
+            shown = ", ".join(
+                f"{k} {v}" for k, v in flatten(section) if k != "last" and not k.startswith("last.")
+            )
+            lines.append(f"{name:<12} {shown or '-'}")
     return "\n".join(lines)
 
 

@@ -142,6 +142,8 @@ def compute_stats(
         open_conflicts=len(store.open_conflicts()),
         computed_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
+    for name, section in extension_sections(store).items():
+        stats.add_section(name, section)
     if search is not None:
         stats.index = index_health(search, entries)
     if measure:
@@ -149,6 +151,32 @@ def compute_stats(
         if search is not None:
             stats.search_latency_ms = search_latency(search)
     return stats
+
+
+def extension_sections(store: Any) -> dict[str, dict[str, Any]]:
+    """Metrics other subsystems keep for themselves (consolidation runs), when present."""
+    sections: dict[str, dict[str, Any]] = {}
+    try:
+        from memdesk.core.consolidate.metrics import metrics_summary
+    except ImportError:
+        return sections
+    try:
+        sections["consolidation"] = metrics_summary(store)
+    except Exception as exc:  # a damaged consolidation state is reported, not fatal
+        sections["consolidation"] = {"error": str(exc)}
+    return sections
+
+
+def flatten(section: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """(dotted key, value) pairs of a nested section, empty values left out: for display."""
+    out: list[tuple[str, Any]] = []
+    for key, value in section.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.extend(flatten(value, f"{name}."))
+        elif value not in (None, "", [], {}):
+            out.append((name, value))
+    return out
 
 
 def expired_per_day(records: list[Any]) -> dict[str, int]:

@@ -83,3 +83,9 @@ def test_cli_stats_json_and_text(demo: Store) -> None:
     text = subprocess.run([*run, "--no-search", "--no-timing"], capture_output=True, text=True)
     assert text.returncode == 0, text.stderr
     assert "status       candidate 15, confirmed 39" in text.stdout
+
+
+def test_consolidation_metrics_join_the_stats(demo: Store) -> None:
+    data = compute_stats(demo, measure=False).to_json()
+    assert data["consolidation"]["runs"] == 0
+    assert data["consolidation"]["totals"]["merged"] == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from memdesk.core.stats import Stats, compute_stats
+from memdesk.core.stats import Stats, compute_stats, flatten
 from memdesk.tui.screens._live import (
     StoreChanged,
     follow_app_changes,
@@ -223,11 +223,18 @@ class StatsScreen(Screen[None]):
         extra = self.query_one("#stats-extra", Static)
         extra.display = bool(stats.sections)
         if stats.sections:
-            lines = [
-                f"{name}: " + ", ".join(f"{k} {v}" for k, v in section.items())
-                for name, section in stats.sections.items()
-            ]
-            extra.update("\n".join(lines))
+            lines: list[str] = []
+            several = len(stats.sections) > 1
+            for name, section in stats.sections.items():
+                if several:
+                    lines.append(name)
+                lines.extend(
+                    f"{'  ' if several else ''}{key} {value}"
+                    for key, value in flatten(section)
+                    if not key.startswith("last.")  # the whole last run: too much here
+                )
+            extra.update(Content("\n".join(lines)))
+            extra.border_title = ", ".join(stats.sections)
 
     def _set(self, name: str, content: Content) -> None:
         self.query_one(f"#stats-{name}", Static).update(content)
