@@ -50,6 +50,25 @@ def evaluate(service: SearchService, queries: list[dict], mode: str) -> dict[str
     return out
 
 
+def print_duplicates(entries: list) -> None:
+    """Pairs the review queue would show, per model (the data has one contradiction,
+    e017/e018, across languages, and near-duplicates across languages)."""
+    from memdesk.core.search import find_duplicates
+    from memdesk.core.search.embedder import load_embedder
+
+    rows = []
+    for model in ("minilm-int8", "use-multilingual"):
+        embedder = load_embedder(
+            model, Path(tempfile.gettempdir()) / "memdesk-bench-model"
+        ).embedder
+        pairs = find_duplicates(entries, embedder)
+        for kind in ("exact", "near", "contradiction"):
+            found = [f"{p.a}/{p.b}" for p in pairs if p.type == kind]
+            rows.append([model, kind, len(found), " ".join(found[:4])])
+    print("duplicates / contradictions among candidate + confirmed entries")
+    print_table(["model", "type", "pairs", "examples"], rows)
+
+
 def main() -> None:
     entries, queries = load_bilingual()
     print(f"bilingual dev: {len(entries)} entries, {len(queries)} queries\n")
@@ -61,12 +80,15 @@ def main() -> None:
             t0 = time.perf_counter()
             service.sync(entries)
             build = time.perf_counter() - t0
-            modes = ("text",) if model == "none" else ("semantic", "hybrid", "hybrid+cov")
+            modes = (
+                ("text",)
+                if model == "none"
+                else ("semantic", "hybrid", "hybrid+rrf", "hybrid+coverage-rrf")
+            )
             for mode in modes:
-                # "hybrid+cov": the optional coverage-weighted fusion (search.fusion).
-                service.settings = replace(
-                    service.settings, fusion="coverage-rrf" if mode == "hybrid+cov" else "rrf"
-                )
+                # "hybrid" is the default convex fusion; "+rrf" etc. the other search.fusion
+                fusion = mode.split("+")[1] if "+" in mode else "convex"
+                service.settings = replace(service.settings, fusion=fusion)
                 result = evaluate(service, queries, mode.split("+")[0])
                 label = f"{model if model != 'none' else '-'} / {mode}"
                 row = [label]
@@ -81,6 +103,7 @@ def main() -> None:
                         f"{build:.1f}s",
                     ]
                 )
+    print_duplicates(entries)
     headers = ["model / mode"]
     for t in (*TYPES, "all"):
         headers += [f"{t} R@1", "R@5", "MRR"]

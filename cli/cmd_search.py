@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import sys
 from pathlib import Path
@@ -21,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--status", choices=STATUSES, action="append", help="repeatable")
     p.add_argument("--kind", choices=KINDS, action="append", help="repeatable")
     p.add_argument("--scope", choices=SCOPES, action="append", help="repeatable")
+    p.add_argument("--since", type=_day, metavar="YYYY-MM-DD", help="updated on or after")
+    p.add_argument("--until", type=_day, metavar="YYYY-MM-DD", help="updated before")
     p.add_argument("--limit", type=int, default=10)
     p.add_argument("--json", action="store_true", help="a JSON array of hits")
     p.add_argument(
@@ -38,12 +41,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_duplicates)
 
 
-def _open_service(ctx: CliContext, *, sync: bool = True):  # -> SearchService
+def _day(text: str) -> dt.datetime:
+    """A date on the command line, as the start of that day in UTC."""
+    try:
+        return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), tzinfo=dt.UTC)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from exc
+
+
+def _open_service(
+    ctx: CliContext, *, sync: bool = True, text_only: bool = False
+):  # -> SearchService
     from memdesk.core.search import SearchService, SearchSettingsError
 
     store = ctx.store()
     try:
-        service = SearchService(store.index_dir, store.settings)
+        if text_only:  # no model to load (about a second): full text needs none
+            service = SearchService(store.index_dir, store.settings, embedder=None)
+        else:
+            service = SearchService(store.index_dir, store.settings)
     except SearchSettingsError as exc:
         raise UserError(str(exc)) from exc
     if sync:
@@ -65,10 +81,11 @@ def run_search(args: argparse.Namespace, ctx: CliContext) -> int:
         raise UserError("--limit must be at least 1")
     if not args.batch and not (args.query or "").strip():
         raise UserError("give a QUERY or --batch FILE")
-    store, service = _open_service(ctx)
+    store, service = _open_service(ctx, text_only=args.mode == "text" and not args.batch)
     if args.mode != "text" and not service.has_model:
         print(f"memdesk: {service.model_status}", file=sys.stderr)
     filters = {"status": args.status, "kind": args.kind, "scope": args.scope}
+    filters |= {"since": args.since, "until": args.until}
     if args.batch:
         return _run_batch(args, ctx, service, filters)
     hits = service.search(args.query, mode=args.mode, limit=args.limit, **filters)

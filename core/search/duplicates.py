@@ -62,11 +62,19 @@ def classify_pair(
         return "exact", "same normalised text"
     values_a, values_b = _value_tokens(a.search_text()), _value_tokens(b.search_text())
     only_a, only_b = values_a - values_b, values_b - values_a
-    differs = bool(only_a and only_b and values_a & values_b)
+    shared = values_a & values_b
+    # About the same thing: a fair share of the shorter statement's words in common.
+    same_subject = bool(shared) and len(shared) / min(len(values_a), len(values_b)) >= 0.3
+    differs = bool(only_a and only_b) and same_subject
     same_slot = a.kind == b.kind and a.scope == b.scope
     if differs and same_slot and similarity >= settings.contradiction_similarity:
-        cue = bool(_CHANGE_CUES.search(a.search_text()) or _CHANGE_CUES.search(b.search_text()))
-        numbers = any(_HAS_DIGIT.search(t) for t in only_a | only_b)
+        # A change told on one side only ("switched to pnpm" vs "use npm").
+        cue_a = bool(_CHANGE_CUES.search(a.search_text()))
+        cue = cue_a != bool(_CHANGE_CUES.search(b.search_text()))
+        # A number on each side that the other lacks ("port 8000" vs "port 8080").
+        numbers = any(_HAS_DIGIT.search(t) for t in only_a) and any(
+            _HAS_DIGIT.search(t) for t in only_b
+        )
         if cue or numbers or similarity >= 0.8:
             why = "change wording" if cue else "different numbers" if numbers else "very similar"
             return (

@@ -8,7 +8,7 @@ from typing import Any
 
 from memdesk.core.search.embedder import DEFAULT_MODEL
 
-FUSIONS: tuple[str, ...] = ("coverage-rrf", "rrf")
+FUSIONS: tuple[str, ...] = ("convex", "rrf", "coverage-rrf")
 
 
 class SearchSettingsError(ValueError):
@@ -22,9 +22,13 @@ class SearchSettings:
     # Semantic hits below this cosine are dropped (so unrelated queries return nothing
     # from the semantic side). Model-specific; None means the model's tuned default.
     min_similarity: float | None = None
-    # "coverage-rrf": RRF with each full-text hit weighted by the share of query terms
-    # it matches; "rrf": plain reciprocal rank fusion.
-    fusion: str = "rrf"
+    # How the full-text and semantic lists are fused (bench/search_bilingual.py and
+    # bench/search_locomo.py measured "convex" best): "convex" = text_weight * BM25/best
+    # BM25 + (1 - text_weight) * min-max scaled cosine; "rrf" = reciprocal rank fusion;
+    # "coverage-rrf" = RRF with each full-text hit weighted by the share of query terms
+    # it matches.
+    fusion: str = "convex"
+    text_weight: float = 0.5
     # Reciprocal rank fusion constant (Cormack et al. use 60).
     rrf_k: int = 60
     # Seed 001: near-duplicates at cosine >= 0.95.
@@ -57,6 +61,14 @@ class SearchSettings:
             raise SearchSettingsError(
                 "settings: search.model must be text: 'use-multilingual', 'minilm-int8', "
                 "'none' or a fastembed model id"
+            )
+        if (
+            isinstance(self.text_weight, bool)
+            or not isinstance(self.text_weight, int | float)
+            or not 0 <= self.text_weight <= 1
+        ):
+            raise SearchSettingsError(
+                f"settings: search.text_weight must be a number from 0 to 1, got {self.text_weight!r}"
             )
         for key in ("min_similarity", "duplicate_similarity", "contradiction_similarity"):
             value = getattr(self, key)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,10 @@ FILTER_FIELDS: tuple[str, ...] = ("kind", "scope", "status", "confidence")
 
 class TextIndexError(Exception):
     """The index on disk is unusable; rebuild it."""
+
+
+class TextIndexBusy(Exception):
+    """Another process (the TUI, another CLI call) holds the index writer lock."""
 
 
 @dataclass
@@ -51,6 +56,7 @@ class TextIndex:
         self.path = Path(path)
         self.schema = _schema()
         self.rebuilt = False  # True when an unusable index was thrown away on open
+        self.lock_wait = 3.0  # seconds to wait for another process's writer
         self.index = self._open()
 
     # -- opening -----------------------------------------------------------------
@@ -77,14 +83,23 @@ class TextIndex:
         return index
 
     # -- writing -----------------------------------------------------------------
-    def apply(self, upserts: Iterable[Entry], deletes: Iterable[str] = ()) -> None:
-        """Add or replace `upserts`, remove `deletes`, in one commit."""
-        writer = self.index.writer(_WRITER_HEAP, 1)
+    def apply(
+        self,
+        upserts: Sequence[Entry],
+        deletes: Iterable[str] = (),
+        *,
+        fresh: set[str] = frozenset(),
+    ) -> None:
+        """Add or replace `upserts`, remove `deletes`, in one commit. Ids in `fresh` are
+        known not to be in the index yet (no delete needed)."""
+        # Bulk loads index on two threads; a single update stays on one.
+        writer = self._writer(2 if len(upserts) > 1000 else 1)
         try:
             for entry_id in deletes:
                 writer.delete_documents_by_term("id", entry_id)
             for entry in upserts:
-                writer.delete_documents_by_term("id", entry.id)
+                if entry.id not in fresh:
+                    writer.delete_documents_by_term("id", entry.id)
                 writer.add_document(self._document(entry))
             writer.commit()
             writer.wait_merging_threads()
@@ -95,8 +110,23 @@ class TextIndex:
             del writer  # releases the index lock
         self.index.reload()
 
+    def _writer(self, threads: int) -> tantivy.IndexWriter:
+        """The writer lock, waiting up to `lock_wait` seconds for another process."""
+        deadline = time.monotonic() + self.lock_wait
+        while True:
+            try:
+                return self.index.writer(_WRITER_HEAP, threads)
+            except ValueError as exc:
+                if "LockBusy" not in str(exc):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise TextIndexBusy(
+                        "the search index is being written by another process"
+                    ) from exc
+                time.sleep(0.05)
+
     def clear(self) -> None:
-        writer = self.index.writer(_WRITER_HEAP, 1)
+        writer = self._writer(1)
         writer.delete_all_documents()
         writer.commit()
         writer.wait_merging_threads()

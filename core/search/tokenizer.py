@@ -126,6 +126,7 @@ def _stemmer():
     return SnowballStemmer("english")
 
 
+@lru_cache(maxsize=200_000)  # hit reasons stem the same words again and again
 def stem(word: str) -> str:
     return _stemmer().stem_word(word.lower())
 

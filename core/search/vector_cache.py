@@ -1,7 +1,7 @@
 """Embedding vectors cached on disk, keyed by the sha256 of the embedded text.
 
 A restart with unchanged entries embeds nothing; a changed entry re-embeds alone. Each
-save appends one small segment file (`seg-NNNNNN.npz`: keys + float32 matrix), so an
+save appends one small segment file (`seg-NNNNNN.npz`: keys + float16 matrix), so an
 update of one entry writes one vector, not the whole cache; many segments are merged
 into one. Files are written to a temporary name and renamed, so a crash leaves either
 the old or the new segment; an unreadable segment is skipped (its texts re-embed).
@@ -63,6 +63,23 @@ class VectorCache:
             self._vectors[key] = vector
             self._pending[key] = vector
 
+    def adopt(self, keys: Sequence[str], matrix: np.ndarray) -> None:
+        """Point the cached vectors at rows of `matrix` (row i holds keys[i]) and forget
+        vectors no row uses, so the search matrix and the cache share one copy in memory.
+        Forgotten vectors stay on disk until the next compaction."""
+        self._vectors = {key: matrix[row] for row, key in enumerate(keys)}
+        self._pending = {k: v for k, v in self._pending.items() if k in self._vectors}
+
+    def bind(self, key: str, view: np.ndarray) -> None:
+        """`key`'s vector now lives at `view` (a row of the search matrix)."""
+        self._vectors[key] = view
+
+    def detach(self, key: str) -> None:
+        """Give `key` its own copy before the matrix row it points at is reused."""
+        vector = self._vectors.get(key)
+        if vector is not None:
+            self._vectors[key] = vector.copy()
+
     def flush(self, keep: set[str] | None = None) -> None:
         """Write pending vectors as a new segment; compact when segments pile up.
 
@@ -95,5 +112,7 @@ class VectorCache:
             else np.zeros((0, self.dim), dtype=np.float32)
         )
         tmp = self.dir / f".{name}.tmp.npz"
-        np.savez(tmp, keys=keys, vectors=matrix.astype(np.float32))
+        # float16 on disk: half the file and half the transient memory while a restart
+        # loads it; cosine rankings do not change at that precision (~1e-3).
+        np.savez(tmp, keys=keys, vectors=matrix.astype(np.float16))
         os.replace(tmp, self.dir / name)

@@ -92,3 +92,12 @@ def test_reindex_and_duplicates(store, capsys) -> None:
     assert json.loads(out) == [
         {"a": "m-3", "b": "m-4", "type": "exact", "score": 1.0, "reason": "same normalised text"}
     ]
+
+
+def test_search_time_filters(store, capsys) -> None:
+    code, out, _ = _run(capsys, "search", "pnpm", "--since", "2000-01-01", "--json")
+    assert code == 0 and {h["entry_id"] for h in json.loads(out)} == {"m-3", "m-4"}
+    code, out, _ = _run(capsys, "search", "pnpm", "--until", "2000-01-01", "--json")
+    assert code == 0 and json.loads(out) == []
+    code, _, err = _run(capsys, "search", "pnpm", "--since", "yesterday")
+    assert code == 2 and "YYYY-MM-DD" in err

@@ -77,3 +77,32 @@ def test_cache_segments_survive_restart_and_skip_corrupt_files(tmp_path: Path) -
     reopened = VectorCache(tmp_path, 4)
     assert len(reopened) == 2
     assert reopened.get(content_key("b"))[0] == 2.0
+
+
+def test_vectors_stay_right_through_updates_removes_and_growth(tmp_path: Path) -> None:
+    fake = CountingEmbedder()
+    entries = _entries()
+    service = SearchService(tmp_path, embedder=fake)
+    service.sync(entries)
+    old_text = entries[0].search_text()
+    service.update(entries[0].copy(summary="alpha beta gamma", version=2))
+    service.remove("e5")
+    service.remove("e1")
+    for i in range(30):  # grows the matrix several times
+        service.update(Entry(summary=f"added entry {i} delta", id=f"x{i}"))
+    assert np.allclose(service.vector_of("e0"), fake.embed(["alpha beta gamma"])[0], atol=2e-3)
+    assert np.allclose(
+        service.vector_of("e3"), fake.embed([entries[3].search_text()])[0], atol=2e-3
+    )
+    assert np.allclose(service.vector_of("x7"), fake.embed(["added entry 7 delta"])[0], atol=2e-3)
+    assert service.vector_of("e5") is None
+    # a fresh process agrees with the incremental state and embeds nothing new
+    again = CountingEmbedder()
+    current = [entries[0].copy(summary="alpha beta gamma", version=2), *entries[2:5]]
+    current += [Entry(summary=f"added entry {i} delta", id=f"x{i}") for i in range(30)]
+    current.append(Entry(summary=old_text, id="back"))  # the replaced text, from disk
+    restarted = SearchService(tmp_path, embedder=again)
+    restarted.sync(current)
+    assert again.embedded == []
+    assert np.allclose(restarted.vector_of("x7"), fake.embed(["added entry 7 delta"])[0], atol=2e-3)
+    assert np.allclose(restarted.vector_of("back"), fake.embed([old_text])[0], atol=2e-3)

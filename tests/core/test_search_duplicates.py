@@ -72,3 +72,26 @@ def test_pairs_linked_by_supersede_are_left_out() -> None:
     ]
     vectors = {"a": _unit(1, 0.6, 0), "b": _unit(1, 0, 0.5)}
     assert find_duplicates(entries, vectors=vectors) == []
+
+
+def test_different_numbers_are_a_contradiction_not_a_duplicate() -> None:
+    entries = [
+        Entry(summary="the api listens on port 8000", id="a"),
+        Entry(summary="the api listens on port 8080", id="b"),
+    ]
+    vectors = {"a": _unit(1, 0.1, 0), "b": _unit(1, 0, 0.1)}  # cosine 0.99
+    pairs = find_duplicates(entries, vectors=vectors)
+    assert [(p.type, p.a, p.b) for p in pairs] == [("contradiction", "a", "b")]
+    assert "different numbers" in pairs[0].reason
+
+
+def test_unrelated_long_entries_sharing_one_name_are_not_flagged() -> None:
+    entries = [
+        Entry(summary="tidepool is a FastAPI app on Python 3.12 behind nginx", id="a"),
+        Entry(
+            summary="tidepool routes live in src/tidepool/api/routes, one module per resource",
+            id="b",
+        ),
+    ]
+    vectors = {"a": _unit(1, 0.6, 0), "b": _unit(1, 0, 0.5)}
+    assert find_duplicates(entries, vectors=vectors) == []

@@ -20,16 +20,18 @@ def _entries() -> list[Entry]:
     ]
 
 
-def _service(tmp_path: Path, entries: list[Entry] | None = None) -> SearchService:
-    service = SearchService(
-        tmp_path, {"search": {"min_similarity": 0.2}}, embedder=CountingEmbedder()
-    )
+def _service(
+    tmp_path: Path, entries: list[Entry] | None = None, fusion: str = "convex"
+) -> SearchService:
+    settings = {"search": {"min_similarity": 0.2, "fusion": fusion}}
+    service = SearchService(tmp_path, settings, embedder=CountingEmbedder())
     service.sync(entries or _entries())
     return service
 
 
-def test_hybrid_puts_entries_found_both_ways_first(tmp_path: Path) -> None:
-    hits = _service(tmp_path).search("deploy web app with docker", mode="hybrid")
+@pytest.mark.parametrize("fusion", ["convex", "rrf", "coverage-rrf"])
+def test_hybrid_puts_entries_found_both_ways_first(tmp_path: Path, fusion: str) -> None:
+    hits = _service(tmp_path, fusion=fusion).search("deploy web app with docker", mode="hybrid")
     assert hits[0].entry_id == "both"
     assert hits[0].text_rank is not None and hits[0].semantic_rank is not None
     assert "noise" not in [h.entry_id for h in hits]

@@ -151,3 +151,42 @@ def test_deleted_text_index_is_rebuilt_from_entries(tmp_path: Path) -> None:
     service = SearchService(tmp_path / "index", embedder=None)
     service.sync(entries)
     assert _ids(service.search("alpha", mode="text")) == ["a"]
+
+
+def test_single_updates_survive_a_restart_without_reindexing(tmp_path: Path) -> None:
+    entries = [Entry(summary=f"note {i}", id=f"n{i}") for i in range(3)]
+    service = _service(tmp_path, entries)
+    changed = entries[1].copy(summary="note changed", version=2)
+    service.update(changed)
+    service.remove("n2")
+    added = Entry(summary="brand new note", id="n9")
+    service.update(added)
+    report = SearchService(tmp_path / "index", embedder=None).sync([entries[0], changed, added])
+    assert (report.added, report.updated, report.removed) == (0, 0, 0)
+
+
+def test_two_services_on_one_index_share_work(tmp_path: Path) -> None:
+    # Two processes (TUI and CLI) on the same store: the second sees the first's work.
+    entries = [Entry(summary=f"shared note {i}", id=f"n{i}") for i in range(4)]
+    early = SearchService(tmp_path / "index", embedder=None)
+    SearchService(tmp_path / "index", embedder=None).sync(entries)
+    report = early.sync(entries)
+    assert (report.added, report.updated, report.removed) == (0, 0, 0)
+    assert _ids(early.search("note", mode="text", limit=10)) != []
+
+
+def test_a_busy_index_writer_is_not_fatal(tmp_path: Path) -> None:
+    entries = [Entry(summary="first note", id="a")]
+    service = _service(tmp_path, entries)
+    service.text.lock_wait = 0.1
+    other = SearchService(tmp_path / "index", embedder=None)
+    held = other.text.index.writer(15_000_000, 1)  # another process is writing
+    added = Entry(summary="second note about kafka", id="b")
+    service.update(added)  # no exception
+    assert service.sync([*entries, added]).text_index_busy
+    del held
+    import gc
+
+    gc.collect()
+    service.sync([*entries, added])
+    assert _ids(service.search("kafka", mode="text")) == ["b"]
