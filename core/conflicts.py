@@ -213,14 +213,6 @@ def find_pairs(entries: Sequence[Entry], search: Any = None) -> list[Pair]:
 
 def lexical_pairs(entries: Sequence[Entry]) -> list[Pair]:
     """Near-duplicates and likely contradictions by token overlap (no model needed)."""
-    from memdesk.core.search.duplicates import classify_pair
-    from memdesk.core.search.settings import SearchSettings
-
-    settings = SearchSettings(
-        model="none",
-        duplicate_similarity=LEXICAL_DUPLICATE,
-        contradiction_similarity=LEXICAL_CONTRADICTION,
-    )
     vectors = {e.id: _token_counts(e) for e in entries}
     norms = {i: math.sqrt(sum(n * n for n in v.values())) for i, v in vectors.items()}
     hashes = {e.id: e.text_hash for e in entries}
@@ -237,13 +229,50 @@ def lexical_pairs(entries: Sequence[Entry]) -> list[Pair]:
                 Pair(first.id, second.id, "near", score, f"word overlap {score:.2f}", "lexical")
             )
             continue
-        verdict = classify_pair(first, second, score, settings)
-        # Lexical overlap alone is weak evidence: only a change cue or differing numbers
-        # make a contradiction (classify_pair's "very similar" rule is for embeddings).
-        if verdict and verdict[0] == "contradiction" and "very similar" not in verdict[1]:
-            reason = verdict[1].replace("similarity", "word overlap")
-            out.append(Pair(first.id, second.id, "contradiction", score, reason, "lexical"))
+        reason = lexical_contradiction(first, second)
+        if reason:
+            out.append(
+                Pair(
+                    first.id,
+                    second.id,
+                    "contradiction",
+                    score,
+                    f"{reason}, word overlap {score:.2f}",
+                    "lexical",
+                )
+            )
     return out
+
+
+def lexical_contradiction(a: Entry, b: Entry) -> str:
+    """Why two similar entries likely contradict each other, or "" when they do not.
+
+    Word overlap alone is weak evidence, so more is asked than of an embedding pair:
+    the same kind and scope, about the same subject (≥ 30 % of the shorter one's value
+    words shared), each side naming values the other does not, and a change cue on
+    either side ("switched to", "not", "改用") or a differing number on each side."""
+    from memdesk.core.search.duplicates import _CHANGE_CUES, _HAS_DIGIT, _value_tokens
+
+    if a.kind != b.kind or a.scope != b.scope:
+        return ""
+    values_a, values_b = _value_tokens(a.search_text()), _value_tokens(b.search_text())
+    shared = values_a & values_b
+    only_a, only_b = values_a - values_b, values_b - values_a
+    if not (shared and only_a and only_b):
+        return ""
+    if len(shared) / min(len(values_a), len(values_b)) < 0.3:
+        return ""
+    cue = bool(_CHANGE_CUES.search(a.search_text()) or _CHANGE_CUES.search(b.search_text()))
+    numbers = any(_HAS_DIGIT.search(t) for t in only_a) and any(
+        _HAS_DIGIT.search(t) for t in only_b
+    )
+    if not (cue or numbers):
+        return ""
+    why = "change wording" if cue else "different numbers"
+    return (
+        f"same {a.kind}/{a.scope}, different values "
+        f"{sorted(only_a)[:3]} vs {sorted(only_b)[:3]} ({why})"
+    )
 
 
 def _candidate_pairs(

@@ -193,3 +193,16 @@ def test_take_theirs_keeps_the_incoming_chinese_side(demo: Store) -> None:
     take_side(demo, marker, "theirs")
     data = tomllib.loads((demo.entries_dir / "lan-033.toml").read_text("utf-8"))
     assert data["summary"] == theirs and data["confidence"] == "high"
+
+
+def test_lexical_contradiction_needs_same_slot_and_a_cue_or_numbers(store: Store) -> None:
+    from memdesk.core.conflicts import lexical_contradiction
+
+    port_a = Entry("The preview server listens on port 4317", kind="project")
+    port_b = Entry("The preview server listens on port 8080", kind="project")
+    assert "different numbers" in lexical_contradiction(port_a, port_b)
+    other_kind = Entry("The preview server listens on port 8080", kind="workflow")
+    assert lexical_contradiction(port_a, other_kind) == ""
+    plain_a = Entry("Docs are built with mdbook and deployed by CI", kind="project")
+    plain_b = Entry("Docs are built with mdbook and reviewed by Lin", kind="project")
+    assert lexical_contradiction(plain_a, plain_b) == ""
