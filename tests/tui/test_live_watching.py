@@ -120,4 +120,4 @@ async def test_a_transcript_dropped_in_the_inbox_becomes_candidates(store: Store
         ]
         drop = root / ".memdesk" / "inbox" / "chat.jsonl"
         drop.write_text("\n".join(json.dumps(m, ensure_ascii=False) for m in messages) + "\n")
-        await wait_for(pilot, lambda: any("4400" in s for s in summaries(app)), timeout=10)
+        await wait_for(pilot, lambda: any("4400" in s for s in summaries(app)), timeout=20)

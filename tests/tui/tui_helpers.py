@@ -24,7 +24,7 @@ def make_app(store: Store, *, watch: bool = False) -> MemdeskApp:
     return app
 
 
-async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
     """Poll until `predicate()` holds (UI work and file watching are asynchronous)."""
     deadline = time.monotonic() + timeout
     while not predicate():
