@@ -297,10 +297,12 @@ class Store:
         raise StoreError(f"id prefix {prefix!r} is ambiguous: {', '.join(matches[:5])}")
 
     def known_hashes(self) -> set[str]:
-        """Hashes of every summary the store holds or has rejected/deleted."""
+        """Hashes of every summary the store holds or has rejected/deleted/merged away."""
         hashes = {e.text_hash for e in self.entries()}
         for record in self.journal.records():
-            if record.op in ("reject", "delete") and record.before:
+            # "merge": a candidate folded into another entry must not come back from
+            # MEMORY.md as a new candidate on the next render.
+            if record.op in ("reject", "delete", "merge") and record.before:
                 hashes.add(text_hash(record.before.get("summary", "")))
         return hashes
 

@@ -1,0 +1,461 @@
+"""Every open conflict in one list, and the ways to resolve each.
+
+Four kinds of trouble need a person (design brief, "conflict resolution"):
+- `concurrent-edit`: two writers changed the same entry (saved by the store's 3-way merge),
+- `conflict-markers`: a `git pull` left `<<<<<<<` markers in an entry file,
+- `contradiction`: two live entries about the same thing that say different things,
+- `near-duplicate` / `exact-duplicate`: two live entries that say the same thing.
+
+The first two come from `Store.open_conflicts()` and are resolved field by field
+(ours / theirs / both / an edited value). Pairs come from the search service's duplicate
+finder when it is there; without it (or without an embedding model) a lexical
+similarity over the same Chinese/English tokens stands in, so the list is never empty
+just because no model is installed. Pairs are resolved by keeping one and superseding
+the other, merging one into the other, or dismissing the pair; dismissals are kept in
+`.memdesk/dismissed.json` so a dismissed pair does not come back (unless either text
+changes: then it is a new question).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import tomllib
+from collections import Counter
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from memdesk.core.atomic import atomic_write_text
+from memdesk.core.entry import Entry, now
+from memdesk.core.merge import Conflict, resolve
+
+FIELD_KINDS: tuple[str, ...] = ("concurrent-edit", "conflict-markers")
+PAIR_KINDS: tuple[str, ...] = ("contradiction", "near-duplicate", "exact-duplicate")
+KIND_LABELS: dict[str, str] = {
+    "concurrent-edit": "edited twice",
+    "conflict-markers": "git markers",
+    "contradiction": "contradiction",
+    "near-duplicate": "near-duplicate",
+    "exact-duplicate": "duplicate",
+}
+_PAIR_KIND = {
+    "exact": "exact-duplicate",
+    "near": "near-duplicate",
+    "contradiction": "contradiction",
+}
+LIVE_STATUSES: tuple[str, ...] = ("candidate", "confirmed")
+# Fields holding one choice or one id: "both" cannot join them, so it keeps theirs.
+SINGLE_VALUE_FIELDS = frozenset(
+    {"kind", "scope", "status", "confidence", "superseded_by", "valid_until"}
+)
+DISMISSED_FILE = "dismissed.json"
+
+# Lexical stand-in for embeddings (cosine of token counts): calibrated on the demo and
+# the search dev set so that a reworded fact (same tools, same words) is a near-duplicate
+# and "npm instead of pnpm" against "pnpm, not npm" is a contradiction candidate.
+LEXICAL_DUPLICATE = 0.75
+LEXICAL_CONTRADICTION = 0.45
+# A token in more entries than this is too common to propose a pair (bounds the work).
+PROPOSING_TOKEN_MAX_ENTRIES = 40
+
+
+class ConflictError(ValueError):
+    """A resolution that cannot be applied; the message says why, for a person."""
+
+
+@dataclass
+class Pair:
+    """Two entries that contradict or duplicate each other (older first)."""
+
+    a: str
+    b: str
+    type: str  # "exact" | "near" | "contradiction"
+    score: float
+    reason: str
+    method: str = "semantic"  # "semantic" | "lexical" | "hash"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "type": self.type,
+            "score": round(self.score, 4),
+            "reason": self.reason,
+            "method": self.method,
+        }
+
+
+@dataclass
+class OpenConflict:
+    """One row of the conflict screen."""
+
+    kind: str  # one of FIELD_KINDS + PAIR_KINDS
+    key: str  # stable identity (selection in a UI, dismissals)
+    ids: list[str]
+    title: str
+    reason: str
+    conflict: Conflict | None = None
+    pair: Pair | None = None
+    hashes: list[str] = field(default_factory=list)  # text hashes of a pair, for dismissals
+
+    @property
+    def is_pair(self) -> bool:
+        return self.pair is not None
+
+    @property
+    def label(self) -> str:
+        return KIND_LABELS.get(self.kind, self.kind)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "key": self.key,
+            "ids": self.ids,
+            "title": self.title,
+            "reason": self.reason,
+        }
+        if self.conflict is not None:
+            out["fields"] = self.conflict.field_names
+            out["path"] = self.conflict.path
+        if self.pair is not None:
+            out["pair"] = self.pair.to_json()
+        return out
+
+
+# -- listing ---------------------------------------------------------------------------
+def list_conflicts(
+    store: Any,
+    search: Any = None,
+    *,
+    include_pairs: bool = True,
+    lock: AbstractContextManager[Any] | None = None,
+) -> list[OpenConflict]:
+    """Field conflicts first (they block a clean store), then contradictions, then
+    duplicates; dismissed pairs are left out. `lock` is held while reading the store
+    only, not while pairs are compared (that can take seconds at 10k entries)."""
+    with lock if lock is not None else nullcontext():
+        open_conflicts = store.open_conflicts()
+        all_entries = store.entries() if include_pairs else []
+    items: list[OpenConflict] = []
+    for conflict in open_conflicts:
+        side = conflict.theirs or conflict.ours or {}
+        items.append(
+            OpenConflict(
+                kind=conflict.kind,
+                key=f"{conflict.kind}:{conflict.entry_id}",
+                ids=[conflict.entry_id],
+                title=_one_line(side.get("summary", "")),
+                reason=_field_reason(conflict),
+                conflict=conflict,
+            )
+        )
+    if not include_pairs:
+        return items
+    entries = {e.id: e for e in all_entries}
+    dismissed = Dismissals(store.meta_dir)
+    marked = {i.ids[0] for i in items}  # an entry in a field conflict waits for that first
+    for pair in find_pairs(list(entries.values()), search):
+        a, b = entries.get(pair.a), entries.get(pair.b)
+        if a is None or b is None or a.id in marked or b.id in marked:
+            continue
+        key = pair_key(a.id, b.id)
+        hashes = [a.text_hash, b.text_hash]
+        if dismissed.contains(key, hashes):
+            continue
+        items.append(
+            OpenConflict(
+                kind=_PAIR_KIND[pair.type],
+                key=key,
+                ids=[a.id, b.id],
+                title=_one_line(b.summary),
+                reason=pair.reason,
+                pair=pair,
+                hashes=hashes,
+            )
+        )
+    order = {k: i for i, k in enumerate((*FIELD_KINDS, *PAIR_KINDS))}
+    items.sort(key=lambda i: (order.get(i.kind, 99), i.key))
+    return items
+
+
+def find_pairs(entries: Sequence[Entry], search: Any = None) -> list[Pair]:
+    """Contradicting and duplicate pairs among live entries.
+
+    The search service's finder (embeddings) when it is there, exact hashes otherwise;
+    plus the lexical stand-in for pairs neither found."""
+    from memdesk.core.search.duplicates import find_duplicates
+
+    live = [e for e in entries if e.status in LIVE_STATUSES]
+    pairs: dict[tuple[str, str], Pair] = {}
+    found: list[Any] = []
+    if search is not None and getattr(search, "duplicates", None) is not None:
+        try:
+            found = list(search.duplicates(live))
+        except Exception:  # a broken index must not hide the field conflicts
+            found = []
+    if not found:
+        found = find_duplicates(live)  # no vectors: exact hashes only
+    for p in found:
+        method = "hash" if p.type == "exact" else "semantic"
+        pairs[_sorted_key(p.a, p.b)] = Pair(p.a, p.b, p.type, float(p.score), p.reason, method)
+    # Word overlap catches rewordings a model scores below its near-duplicate cut
+    # (and everything when there is no model); the model's verdict wins where it has one.
+    for p in lexical_pairs(live):
+        pairs.setdefault(_sorted_key(p.a, p.b), p)
+    order = {"exact": 0, "contradiction": 1, "near": 2}
+    return sorted(pairs.values(), key=lambda p: (order[p.type], -p.score, p.a, p.b))
+
+
+def lexical_pairs(entries: Sequence[Entry]) -> list[Pair]:
+    """Near-duplicates and likely contradictions by token overlap (no model needed)."""
+    vectors = {e.id: _token_counts(e) for e in entries}
+    norms = {i: math.sqrt(sum(n * n for n in v.values())) for i, v in vectors.items()}
+    hashes = {e.id: e.text_hash for e in entries}
+    out: list[Pair] = []
+    for a, b in _candidate_pairs(entries, vectors):
+        if hashes[a.id] == hashes[b.id] or _linked(a, b):
+            continue
+        score = _dot(vectors[a.id], vectors[b.id]) / ((norms[a.id] * norms[b.id]) or 1.0)
+        if score < LEXICAL_CONTRADICTION:
+            continue
+        first, second = (a, b) if (a.created, a.id) <= (b.created, b.id) else (b, a)
+        if score >= LEXICAL_DUPLICATE:
+            out.append(
+                Pair(first.id, second.id, "near", score, f"word overlap {score:.2f}", "lexical")
+            )
+            continue
+        reason = lexical_contradiction(first, second)
+        if reason:
+            out.append(
+                Pair(
+                    first.id,
+                    second.id,
+                    "contradiction",
+                    score,
+                    f"{reason}, word overlap {score:.2f}",
+                    "lexical",
+                )
+            )
+    return out
+
+
+def lexical_contradiction(a: Entry, b: Entry) -> str:
+    """Why two similar entries likely contradict each other, or "" when they do not.
+
+    Word overlap alone is weak evidence, so more is asked than of an embedding pair:
+    the same kind and scope, about the same subject (≥ 30 % of the shorter one's value
+    words shared), each side naming values the other does not, and a change cue on
+    either side ("switched to", "not", "改用") or a differing number on each side."""
+    from memdesk.core.search.duplicates import _CHANGE_CUES, _HAS_DIGIT, _value_tokens
+
+    if a.kind != b.kind or a.scope != b.scope:
+        return ""
+    values_a, values_b = _value_tokens(a.search_text()), _value_tokens(b.search_text())
+    shared = values_a & values_b
+    only_a, only_b = values_a - values_b, values_b - values_a
+    if not (shared and only_a and only_b):
+        return ""
+    if len(shared) / min(len(values_a), len(values_b)) < 0.3:
+        return ""
+    cue = bool(_CHANGE_CUES.search(a.search_text()) or _CHANGE_CUES.search(b.search_text()))
+    numbers = any(_HAS_DIGIT.search(t) for t in only_a) and any(
+        _HAS_DIGIT.search(t) for t in only_b
+    )
+    if not (cue or numbers):
+        return ""
+    why = "change wording" if cue else "different numbers"
+    return (
+        f"same {a.kind}/{a.scope}, different values "
+        f"{sorted(only_a)[:3]} vs {sorted(only_b)[:3]} ({why})"
+    )
+
+
+def _candidate_pairs(
+    entries: Sequence[Entry], vectors: dict[str, Counter[str]]
+) -> list[tuple[Entry, Entry]]:
+    """Pairs sharing at least one uncommon token: an inverted index instead of comparing
+    all n² pairs (10k entries stay well under a second). Tokens in more than
+    PROPOSING_TOKEN_MAX_ENTRIES entries (common words, frequent Chinese characters) do
+    not propose pairs; they still count in the similarity."""
+    postings: dict[str, list[int]] = {}
+    for index, entry in enumerate(entries):
+        for token in vectors[entry.id]:
+            postings.setdefault(token, []).append(index)
+    cap = PROPOSING_TOKEN_MAX_ENTRIES
+    seen: set[tuple[int, int]] = set()
+    for indexes in postings.values():
+        if len(indexes) > cap:
+            continue
+        for i, j in itertools.combinations(indexes, 2):
+            seen.add((i, j))
+    return [(entries[i], entries[j]) for i, j in sorted(seen)]
+
+
+def _token_counts(entry: Entry) -> Counter[str]:
+    from memdesk.core.search.tokenizer import ENGLISH_STOPWORDS, tokenize
+
+    return Counter(t for t in tokenize(entry.search_text()) if t not in ENGLISH_STOPWORDS)
+
+
+def _dot(a: Counter[str], b: Counter[str]) -> int:
+    if len(b) < len(a):
+        a, b = b, a
+    return sum(n * b[t] for t, n in a.items() if t in b)
+
+
+def _cosine(a: Counter[str], b: Counter[str]) -> float:
+    norm = math.sqrt(sum(n * n for n in a.values()) * sum(n * n for n in b.values()))
+    return _dot(a, b) / norm if norm else 0.0
+
+
+def _linked(a: Entry, b: Entry) -> bool:
+    return (
+        a.id in b.supersedes
+        or b.id in a.supersedes
+        or a.superseded_by == b.id
+        or b.superseded_by == a.id
+    )
+
+
+def _sorted_key(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a < b else (b, a)
+
+
+def pair_key(a: str, b: str) -> str:
+    x, y = _sorted_key(a, b)
+    return f"pair:{x}:{y}"
+
+
+def _one_line(text: str, width: int = 80) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _field_reason(conflict: Conflict) -> str:
+    names = ", ".join(conflict.field_names) or "no field"
+    if conflict.kind == "conflict-markers":
+        return f"git conflict markers in {conflict.path}; differing: {names}"
+    return f"changed on disk while being edited; conflicting: {names}"
+
+
+# -- resolving field conflicts -----------------------------------------------------------
+def resolve_fields(
+    store: Any, item: OpenConflict, choices: dict[str, Any], actor: str = "user"
+) -> Entry:
+    """Apply per-field choices ("ours" / "theirs" / "both" / a value) and write the
+    result atomically through the store; the conflict disappears from the list."""
+    if item.conflict is None:
+        raise ConflictError(f"{item.key} is not a field conflict")
+    return store.resolve_conflict(item.conflict, resolve(item.conflict, choices), actor=actor)
+
+
+def take_side(store: Any, item: OpenConflict, side: str, actor: str = "user") -> Entry:
+    """Resolve every conflicting field the same way: "ours", "theirs" or "both"."""
+    if side not in ("ours", "theirs", "both"):
+        raise ConflictError(f"unknown side {side!r}; allowed: ours, theirs, both")
+    if item.conflict is None:
+        raise ConflictError(f"{item.key} is not a field conflict")
+    return resolve_fields(store, item, side_choices(item.conflict, side), actor)
+
+
+def side_choices(conflict: Conflict, side: str) -> dict[str, Any]:
+    """The same side for every conflicting field ("both" keeps theirs where it cannot join)."""
+    return {
+        n: "theirs" if side == "both" and n in SINGLE_VALUE_FIELDS else side
+        for n in conflict.field_names
+    }
+
+
+def merge_edit_text(conflict: Conflict, choices: dict[str, Any] | None = None) -> str:
+    """The conflicting fields as TOML, prefilled with the merged values (`both` unless a
+    choice says otherwise), for a person to edit into the final version."""
+    resolved = resolve(conflict, side_choices(conflict, "both") | (choices or {}))
+    table = {name: _tomlable(resolved.get(name)) for name in conflict.field_names}
+    return tomli_w.dumps(table)
+
+
+def parse_edit_text(conflict: Conflict, text: str) -> dict[str, Any]:
+    """Choices for `resolve_fields` from the edited TOML; a missing field keeps "theirs"."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConflictError(f"the edited merge is not valid TOML: {exc}") from exc
+    unknown = sorted(set(data) - set(conflict.field_names))
+    if unknown:
+        raise ConflictError(
+            f"unknown field(s) {', '.join(unknown)}; allowed: {', '.join(conflict.field_names)}"
+        )
+    choices: dict[str, Any] = {}
+    for name in conflict.field_names:
+        if name in data:
+            value = data[name]
+            choices[name] = None if value == "" and name == "valid_until" else _jsonable(value)
+    return choices
+
+
+def _tomlable(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        return {k: _tomlable(v) for k, v in value.items() if v is not None}
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+# -- resolving pairs ------------------------------------------------------------------------
+def keep_one(store: Any, item: OpenConflict, keep_id: str, actor: str = "user") -> Entry:
+    """Keep `keep_id` and supersede the other entry of the pair with it."""
+    other = _other(item, keep_id)
+    _, kept = store.supersede(other, keep_id, actor=actor)
+    return kept
+
+
+def merge_pair(store: Any, item: OpenConflict, into_id: str, actor: str = "user") -> Entry:
+    """Fold the other entry of the pair into `into_id` (its text becomes a fact)."""
+    return store.merge_into(_other(item, into_id), into_id, actor=actor)
+
+
+def dismiss(store: Any, item: OpenConflict) -> None:
+    """Not a problem: remember it so the pair stays out of the list."""
+    if item.pair is None:
+        raise ConflictError("only contradictions and duplicates can be dismissed")
+    Dismissals(store.meta_dir).add(item.key, item.hashes, item.kind)
+
+
+def _other(item: OpenConflict, chosen: str) -> str:
+    if item.pair is None or chosen not in item.ids:
+        raise ConflictError(f"{chosen} is not one of {', '.join(item.ids)}")
+    return item.ids[1] if item.ids[0] == chosen else item.ids[0]
+
+
+class Dismissals:
+    """`.memdesk/dismissed.json`: pairs a person said are fine, with the texts they saw."""
+
+    def __init__(self, meta_dir: Path) -> None:
+        self.path = Path(meta_dir) / DISMISSED_FILE
+
+    def load(self) -> dict[str, dict[str, Any]]:
+        try:
+            data = json.loads(self.path.read_text("utf-8"))
+            pairs = data.get("pairs", {})
+            return pairs if isinstance(pairs, dict) else {}
+        except (OSError, ValueError, AttributeError):
+            return {}
+
+    def contains(self, key: str, hashes: Sequence[str]) -> bool:
+        record = self.load().get(key)
+        return bool(record) and sorted(record.get("hashes", [])) == sorted(hashes)
+
+    def add(self, key: str, hashes: Sequence[str], kind: str) -> None:
+        pairs = self.load()
+        pairs[key] = {"hashes": list(hashes), "kind": kind, "time": now().isoformat()}
+        text = json.dumps({"pairs": pairs}, ensure_ascii=False, indent=1, sort_keys=True)
+        atomic_write_text(self.path, text + "\n")

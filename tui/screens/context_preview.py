@@ -1,0 +1,301 @@
+"""Live context preview: exactly the block an agent would get, and what was left out.
+
+Purpose, budget and an optional query go into core's `assemble` (the same call as
+`memdesk context` and MEMORY.md); the screen shows its text verbatim, a token meter
+against the budget with the counter that produced the count, and every excluded entry
+with its reason. It recomputes in a worker thread, debounced, whenever an input changes,
+the store commits a change (store.subscribe) or the app calls `refresh_preview()` (its
+watcher saw a file change on disk).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from memdesk.core.context import Assembly, assemble, load_settings
+from memdesk.core.context.query import search_service_scorer
+from memdesk.core.context.settings import BUILTIN_PURPOSES
+from memdesk.tui.screens._live import (
+    StoreChanged,
+    entries_of,
+    follow_app_changes,
+    go_back,
+    search_of,
+    subscribe_screen,
+    today_of,
+)
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Checkbox, Footer, Input, ProgressBar, Select, Static
+from textual.worker import get_current_worker
+
+BUDGET_STEP = 100
+MAX_BUDGET = 1_000_000
+DEBOUNCE_SECONDS = 0.1
+
+
+def excluded_content(assembly: Assembly) -> Content:
+    """One line per entry left out: id, reason code, and the explanation."""
+    parts: list[str | tuple[str, str]] = []
+    for index, excluded in enumerate(assembly.excluded):
+        parts.extend(
+            [
+                "\n" if index else "",
+                (excluded.entry_id, "bold"),
+                " ",
+                (excluded.reason, "$text-warning"),
+                " ",
+                (excluded.detail, "$text-muted"),
+            ]
+        )
+    return Content.assemble(*parts) if parts else Content.styled("nothing", "$text-muted")
+
+
+@dataclass(frozen=True)
+class PreviewRequest:
+    purpose: str
+    budget: int
+    query: str
+    include_candidates: bool
+    generation: int = 0  # bumps on every store change, so equal inputs still recompute
+
+
+class ContextPreviewScreen(Screen[None]):
+    """What an agent would be given, under a budget, updating live."""
+
+    CSS_PATH = "../context_preview.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("plus,equals_sign", "budget(1)", "Budget +100", id="preview.budget_up"),
+        Binding("minus,underscore", "budget(-1)", "Budget −100", id="preview.budget_down"),
+        Binding("p", "next_purpose", "Purpose", id="preview.next_purpose"),
+        Binding("slash", "focus_query", "Query", id="preview.focus_query"),
+        Binding("i", "toggle_candidates", "Candidates", id="preview.toggle_candidates"),
+        Binding("r", "refresh_preview", "Refresh", id="preview.refresh"),
+        Binding("escape", "close", "Back", id="preview.back"),
+    ]
+
+    def __init__(self, store: Any, services: Any = None) -> None:
+        super().__init__()
+        self.store = store
+        self.services = services
+        self.settings_error = ""
+        try:
+            cs = load_settings(store.root).context
+            purposes = cs.purpose_names()
+            default_purpose, default_budget, self.unit = cs.purpose, cs.budget, cs.unit
+            include_candidates = cs.include_candidates
+        except Exception as exc:  # bad settings: say so, preview with the defaults
+            self.settings_error = str(exc)
+            purposes = sorted(BUILTIN_PURPOSES)
+            default_purpose, default_budget, self.unit = "coding", 800, "tokens"
+            include_candidates = False
+        self.purposes: list[str] = purposes
+        self.request = PreviewRequest(default_purpose, default_budget, "", include_candidates)
+        self.assembly: Assembly | None = None
+        self.error = ""
+        self._timer: Any = None
+        self._unsubscribe = lambda: None
+
+    # -- layout -----------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        r = self.request
+        yield Static("Context preview", id="preview-title")
+        with Horizontal(id="preview-controls"):
+            yield Select(
+                [(p, p) for p in self.purposes],
+                value=r.purpose,
+                allow_blank=False,
+                id="purpose",
+                compact=True,
+            )
+            yield Input(str(r.budget), type="integer", id="budget", compact=True)
+            yield Input(
+                placeholder="query (optional): the user's next message",
+                id="query",
+                compact=True,
+            )
+            yield Checkbox("candidates", r.include_candidates, id="candidates", compact=True)
+        with Horizontal(id="preview-meter"):
+            yield ProgressBar(total=max(1, r.budget), show_eta=False, id="meter")
+            yield Static("", id="meter-label")
+        with Horizontal(id="preview-body"):
+            with VerticalScroll(id="preview-block"):
+                yield Static("", id="preview-text", markup=False)
+            with Vertical(id="preview-side"):
+                yield Static("Left out", id="excluded-title")
+                with VerticalScroll(id="excluded"):
+                    yield Static("", id="excluded-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#preview-block").focus()
+        self._unsubscribe = subscribe_screen(self.store, self)
+        follow_app_changes(self, self.refresh_preview)
+        if self.settings_error:
+            self.notify(self.settings_error, title="settings.toml", severity="error")
+        self._schedule(0)
+
+    def on_unmount(self) -> None:
+        self._unsubscribe()
+
+    # -- inputs ---------------------------------------------------------------------------
+    def _set(self, **changes: Any) -> None:
+        request = replace(self.request, **changes)
+        if request != self.request:
+            self.request = request
+            self._schedule()
+
+    def action_budget(self, steps: int) -> None:
+        budget = min(MAX_BUDGET, max(0, self.request.budget + steps * BUDGET_STEP))
+        budget_input = self.query_one("#budget", Input)
+        with budget_input.prevent(Input.Changed):
+            budget_input.value = str(budget)
+        self._set(budget=budget)
+        self._show_meter()
+
+    def action_next_purpose(self) -> None:
+        index = (
+            self.purposes.index(self.request.purpose)
+            if self.request.purpose in self.purposes
+            else -1
+        )
+        purpose = self.purposes[(index + 1) % len(self.purposes)]
+        self.query_one("#purpose", Select).value = purpose  # Select.Changed does the rest
+
+    def action_focus_query(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    def action_toggle_candidates(self) -> None:
+        self.query_one("#candidates", Checkbox).toggle()
+
+    def action_close(self) -> None:
+        focused = self.focused
+        if isinstance(focused, Input):  # leave the input first
+            self.query_one("#preview-block").focus()
+        else:
+            go_back(self)
+
+    @on(Select.Changed, "#purpose")
+    def _purpose_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self._set(purpose=event.value)
+
+    @on(Input.Changed, "#budget")
+    def _budget_typed(self, event: Input.Changed) -> None:
+        try:
+            budget = int(event.value)
+        except ValueError:
+            return  # half-typed; the last good budget stays
+        self._set(budget=min(MAX_BUDGET, max(0, budget)))
+        self._show_meter()
+
+    @on(Input.Changed, "#query")
+    def _query_typed(self, event: Input.Changed) -> None:
+        self._set(query=event.value)
+
+    @on(Input.Submitted)
+    def _submitted(self, _: Input.Submitted) -> None:
+        self.query_one("#preview-block").focus()
+
+    @on(Checkbox.Changed, "#candidates")
+    def _candidates_changed(self, event: Checkbox.Changed) -> None:
+        self._set(include_candidates=event.value)
+
+    # -- recomputing ------------------------------------------------------------------------
+    def refresh_preview(self) -> None:
+        """Recompute from the store as it is now (the app calls this on a file change)."""
+        self.request = replace(self.request, generation=self.request.generation + 1)
+        self._schedule()
+
+    def action_refresh_preview(self) -> None:
+        self.refresh_preview()
+
+    @on(StoreChanged)
+    def _store_changed(self, _: StoreChanged) -> None:
+        self.refresh_preview()
+
+    def _schedule(self, delay: float = DEBOUNCE_SECONDS) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if delay <= 0:
+            self._recompute(self.request)
+        else:
+            self._timer = self.set_timer(delay, lambda: self._recompute(self.request))
+
+    @work(thread=True, exclusive=True, group="context-preview")
+    def _recompute(self, request: PreviewRequest) -> None:
+        worker = get_current_worker()
+        try:
+            settings = load_settings(self.store.root)
+            search = None
+            if request.query.strip():
+                service = search_of(self.services)
+                if service is not None:
+                    search = search_service_scorer(service)
+            entries = entries_of(self.store, self.services)
+            assembly = assemble(
+                entries,
+                purpose=request.purpose,
+                budget=request.budget,
+                query=request.query or None,
+                include_candidates=request.include_candidates,
+                settings=settings,
+                search=search,
+                today=today_of(self.services),
+            )
+        except Exception as exc:  # bad settings, a broken scorer: shown, not raised
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._show_error, request, str(exc))
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show, request, assembly)
+
+    # -- showing ---------------------------------------------------------------------------
+    def _show_error(self, request: PreviewRequest, message: str) -> None:
+        if request != self.request:
+            return
+        self.error = message
+        self.query_one("#preview-text", Static).update(Content.styled(message, "$text-error"))
+        self._show_meter()
+
+    def _show(self, request: PreviewRequest, assembly: Assembly) -> None:
+        if request != self.request:
+            return  # inputs changed meanwhile; a newer result is on its way
+        self.assembly = assembly
+        self.error = ""
+        self.unit = assembly.unit
+        text = assembly.text or "(nothing to inject: every entry was left out)"
+        self.query_one("#preview-text", Static).update(text)
+        self.query_one("#excluded-list", Static).update(excluded_content(assembly))
+        self.query_one("#excluded-title", Static).update(
+            f"Left out ({len(assembly.excluded)}) · included {len(assembly.included)}"
+        )
+        self.query_one("#preview-title", Static).update(
+            f"Context preview · {assembly.purpose} · {assembly.format} format"
+            + (f" · query ranked by {assembly.relevance}" if assembly.query else "")
+        )
+        self._show_meter()
+
+    def _show_meter(self) -> None:
+        budget = self.request.budget
+        meter = self.query_one("#meter", ProgressBar)
+        used = self.assembly.tokens if self.assembly else 0
+        meter.update(total=max(1, budget), progress=min(used, max(1, budget)))
+        label = self.query_one("#meter-label", Static)
+        if self.assembly is None:
+            label.update(f"… / {budget} {self.unit}")
+            return
+        counter = self.assembly.counter
+        stale = " (updating…)" if self.assembly.budget != budget else ""
+        label.update(
+            Content.assemble(
+                (f"{used} / {budget} {self.unit}", "bold"),
+                (f" · counted by {counter}{stale}", "$text-muted"),
+            )
+        )
