@@ -42,7 +42,7 @@ class Tmux:
     def flag(self, name: str) -> str:
         return self.run("display-message", "-p", "-t", self.name, f"#{{{name}}}").strip()
 
-    def wait(self, predicate: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
+    def wait(self, predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while not predicate():
             if time.monotonic() > deadline:
