@@ -130,6 +130,7 @@ class MemdeskApp(App[int]):
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdesk-write")
         self._refresh_scheduled = False
         self._marker_paths: set[Path] = set()
+        self._shown_generation = -1
         keymap, self.keymap_problems = load_keymap(self.store)
         if keymap:
             self.set_keymap(keymap)
@@ -172,8 +173,9 @@ class MemdeskApp(App[int]):
     @work(thread=True, exit_on_error=False, group="load")
     def load_entries(self) -> None:
         """The first read of every entry file, off the UI thread (slow for big stores)."""
+        generation = self.services.generation
         counts = self.services.counts()
-        self.call_from_thread(self._show_counts, counts)
+        self.call_from_thread(self._show_counts, counts, generation)
 
     def _stop_watching(self) -> None:
         if self.watcher is not None:
@@ -246,10 +248,11 @@ class MemdeskApp(App[int]):
         # the store (then a worker waits for it, not the UI).
         if not self._marker_paths and self.services.lock.acquire(blocking=False):
             try:
+                generation = self.services.generation
                 counts = self.services.counts()
             finally:
                 self.services.lock.release()
-            self._show_counts(counts)
+            self._show_counts(counts, generation)
         else:
             self.refresh_counts()
 
@@ -259,10 +262,14 @@ class MemdeskApp(App[int]):
         paths, self._marker_paths = self._marker_paths, set()
         if paths:
             self.services.recheck_markers(paths)
+        generation = self.services.generation
         counts = self.services.counts()
-        self.call_from_thread(self._show_counts, counts)
+        self.call_from_thread(self._show_counts, counts, generation)
 
-    def _show_counts(self, counts: dict[str, int]) -> None:
+    def _show_counts(self, counts: dict[str, int], generation: int) -> None:
+        if generation < self._shown_generation:
+            return  # a slower worker finished after a newer count was shown
+        self._shown_generation = generation
         self.counts = counts
         self.header_text = header_content(self.display_dir, counts)
         self.data_version += 1

@@ -50,6 +50,11 @@ class Services:
     def loaded(self) -> bool:
         return self._cache is not None
 
+    @property
+    def generation(self) -> int:
+        """Grows with every invalidation: tells an older snapshot from a newer one."""
+        return self._generation
+
     def entries(self) -> list[Entry]:
         """Every entry, oldest first (created, then id)."""
         ready = self._sorted
