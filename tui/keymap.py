@@ -18,8 +18,18 @@ def binding_ids() -> set[str]:
     from memdesk.tui.screens.browser import BrowserScreen
     from memdesk.tui.screens.queue import QueueScreen
 
+    import importlib
+
+    from memdesk.tui.app import LAZY_SCREENS
+
+    classes: list[type] = [MemdeskApp, QueueScreen, BrowserScreen]
+    for module_name, class_name in LAZY_SCREENS.values():  # conflicts, context, stats...
+        try:
+            classes.append(getattr(importlib.import_module(module_name), class_name))
+        except (ImportError, AttributeError):
+            continue
     ids: set[str] = set()
-    for cls in (MemdeskApp, QueueScreen, BrowserScreen):
+    for cls in classes:
         for binding in cls.BINDINGS:
             binding_id = getattr(binding, "id", None)
             if binding_id:
