@@ -14,13 +14,11 @@ from memdesk.core.store import Store, StoreError
 
 def binding_ids() -> set[str]:
     """Every binding id the desk defines (for validating `[keys]`)."""
-    from memdesk.tui.app import MemdeskApp
-    from memdesk.tui.screens.browser import BrowserScreen
-    from memdesk.tui.screens.queue import QueueScreen
-
     import importlib
 
-    from memdesk.tui.app import LAZY_SCREENS
+    from memdesk.tui.app import LAZY_SCREENS, MemdeskApp
+    from memdesk.tui.screens.browser import BrowserScreen
+    from memdesk.tui.screens.queue import QueueScreen
 
     classes: list[type] = [MemdeskApp, QueueScreen, BrowserScreen]
     for module_name, class_name in LAZY_SCREENS.values():  # conflicts, context, stats...
