@@ -14,12 +14,20 @@ from memdesk.core.store import Store, StoreError
 
 def binding_ids() -> set[str]:
     """Every binding id the desk defines (for validating `[keys]`)."""
-    from memdesk.tui.app import MemdeskApp
+    import importlib
+
+    from memdesk.tui.app import LAZY_SCREENS, MemdeskApp
     from memdesk.tui.screens.browser import BrowserScreen
     from memdesk.tui.screens.queue import QueueScreen
 
+    classes: list[type] = [MemdeskApp, QueueScreen, BrowserScreen]
+    for module_name, class_name in LAZY_SCREENS.values():  # conflicts, context, stats...
+        try:
+            classes.append(getattr(importlib.import_module(module_name), class_name))
+        except (ImportError, AttributeError):
+            continue
     ids: set[str] = set()
-    for cls in (MemdeskApp, QueueScreen, BrowserScreen):
+    for cls in classes:
         for binding in cls.BINDINGS:
             binding_id = getattr(binding, "id", None)
             if binding_id:

@@ -55,3 +55,25 @@ async def test_screens_open_from_the_shell_and_resolve(tmp_path: Path) -> None:
         await _settle(pilot)
         assert isinstance(app.screen, StatsScreen)
         assert app.screen.stats is not None and app.screen.stats.entries == len(store.entries())
+
+
+async def test_screen_bindings_can_be_remapped_in_settings(tmp_path: Path) -> None:
+    from memdesk.tui.screens.context_preview import ContextPreviewScreen
+
+    root = copy_demo_project(tmp_path / "demo")
+    settings = root / ".memdesk" / "settings.toml"
+    settings.write_text(
+        settings.read_text("utf-8") + '\n[keys]\n"preview.budget_up" = "k"\n', "utf-8"
+    )
+    store = Store.open(root)
+    services = services_module.Services(store, load_model=False)
+    app = app_module.build_app(store, watch=False, services=services)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _settle(pilot)
+        assert app.keymap_problems == []
+        await pilot.press("p")
+        await _settle(pilot)
+        assert isinstance(app.screen, ContextPreviewScreen)
+        await pilot.press("k")
+        await _settle(pilot)
+        assert app.screen.assembly.budget == 1300
