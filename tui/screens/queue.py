@@ -92,7 +92,9 @@ class QueueScreen(Screen[None]):
         table.add_column("kind", key="kind", width=10)
         table.add_column("scope", key="scope", width=9)
         table.add_column("conf", key="conf", width=6)
-        table.add_column("source", key="source")
+        # Fixed like the others: an auto width follows rows as they arrive, so the
+        # layout would depend on timing.
+        table.add_column("source", key="source", width=10)
         self.watch(self.app, "data_version", self._data_changed, init=False)
         self.reload()
         table.focus()
