@@ -5,6 +5,7 @@ Regenerate after an intended change: pytest tests/tui/test_screens_snapshots.py 
 
 from __future__ import annotations
 
+import datetime as dt
 from types import SimpleNamespace
 
 from memdesk.tui.screens.conflicts import ConflictsScreen
@@ -14,7 +15,8 @@ from screen_app import ScreenApp, fixed_demo_store
 from textual.widgets import TextArea
 
 SIZE = (120, 36)
-NO_SEARCH = SimpleNamespace(search=None)  # deterministic: no model, no index
+# Deterministic: no model, no index, and a fixed "today" (expiry and decay depend on it).
+NO_SEARCH = SimpleNamespace(search=None, today=lambda: dt.date(2026, 11, 1))
 
 
 async def _settle(pilot) -> None:
