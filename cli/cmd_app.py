@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import tempfile
 from pathlib import Path
 
@@ -50,7 +51,7 @@ def run_open(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def run_demo(args: argparse.Namespace, ctx: CliContext) -> int:
     target = Path(args.path) if args.path else Path(tempfile.mkdtemp(prefix="memdesk-demo-"))
-    root = copy_demo_project(target)
+    root = copy_demo_project(target, today=dt.date.today())
     store = Store.open(root)
     if args.no_tui:
         print(root)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -21,7 +22,8 @@ def store(tmp_path: Path) -> Store:
 
 @pytest.fixture
 def demo_dir(tmp_path: Path) -> Path:
-    return copy_demo_project(tmp_path / "demo")
+    # As `memdesk demo` copies it: dates moved to today, so ages stay what the demo means.
+    return copy_demo_project(tmp_path / "demo", today=dt.date.today())
 
 
 def run_cli(

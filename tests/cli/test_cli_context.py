@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
@@ -12,7 +13,7 @@ from memdesk.core.store import Store
 
 @pytest.fixture()
 def demo(tmp_path):
-    return copy_demo_project(tmp_path / "demo")
+    return copy_demo_project(tmp_path / "demo", today=dt.date.today())
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
