@@ -183,6 +183,22 @@ def list_conflicts(
     return items
 
 
+def open_pairs(entries: Sequence[Entry], meta_dir: Path, search: Any = None) -> list[Pair]:
+    """The pairs the conflict screen lists (dismissed ones left out): also what the
+    review queue flags, so the two never disagree."""
+    by_id = {e.id: e for e in entries}
+    dismissed = Dismissals(meta_dir)
+    out: list[Pair] = []
+    for pair in find_pairs(entries, search):
+        a, b = by_id.get(pair.a), by_id.get(pair.b)
+        if a is None or b is None:
+            continue
+        if dismissed.contains(pair_key(a.id, b.id), [a.text_hash, b.text_hash]):
+            continue
+        out.append(pair)
+    return out
+
+
 def find_pairs(entries: Sequence[Entry], search: Any = None) -> list[Pair]:
     """Contradicting and duplicate pairs among live entries.
 

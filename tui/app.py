@@ -163,8 +163,12 @@ class MemdeskApp(App[int]):
                 inbox=inbox,
             )
             self.watcher.start()
+            # Lines agents appended while the desk was closed join the queue now.
+            self.ingest_changes(WatchedChanges(memory_md=True))
         if self.services.load_model:
             self.call_after_refresh(self.build_search_index)
+        else:
+            self.sync_search_index()  # flags from word overlap, no model needed
 
     def on_unmount(self) -> None:
         self._stop_watching()
@@ -277,8 +281,7 @@ class MemdeskApp(App[int]):
     def on_store_changed(self, message: StoreChanged) -> None:
         self.services.invalidate(message.change.ids)
         self.changed()
-        if self.services.search_ready:
-            self.sync_search_index()
+        self.sync_search_index()
 
     def on_files_changed(self, message: FilesChanged) -> None:
         changes = message.changes

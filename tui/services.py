@@ -166,14 +166,17 @@ class Services:
         return service
 
     def sync_search(self) -> None:
-        """Bring the index up to date after a change (cheap: only changed entries)."""
+        """Bring the index up to date after a change (cheap: only changed entries),
+        then the duplicate / contradiction flags."""
         if self.search is not None:
             self.search.sync(self.entries())
-            self.refresh_duplicates()
+        self.refresh_duplicates()
 
     def refresh_duplicates(self) -> None:
-        if self.search is not None:
-            self.duplicates = list(self.search.duplicates(self.entries()))
+        """The same pairs the conflict screen lists (word overlap until the model is up)."""
+        from memdesk.core.conflicts import open_pairs
+
+        self.duplicates = open_pairs(self.entries(), self.store.meta_dir, self.search)
 
     def search_ids(
         self,

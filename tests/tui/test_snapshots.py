@@ -17,7 +17,7 @@ def app_on_copy(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def test_queue(snap_compare, tmp_path: Path) -> None:
-    assert snap_compare(app_on_copy(tmp_path), terminal_size=SIZE, run_before=ready)
+    assert snap_compare(app_on_copy(tmp_path), terminal_size=SIZE, run_before=then_press())
 
 
 def test_queue_with_selection_and_flags(snap_compare, tmp_path: Path) -> None:

@@ -65,8 +65,9 @@ def test_demo_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:
     demo = tmp_path / "demo"
     tmux.keys(f"{memdesk_command()} demo --path {demo}; echo EXIT=$?", "Enter")
     tmux.wait(lambda: "candidates waiting, oldest first" in tmux.screen(), "the review queue")
+    # 15 candidates, plus the 2 lines agents appended to the demo's MEMORY.md
+    tmux.wait(lambda: "17 waiting" in tmux.screen(), "MEMORY.md appends in the queue")
     screen = tmux.screen()
-    assert "15 waiting" in screen
     assert "记住：跑 e2e 测试前要先" in screen  # Chinese renders in the table
     assert tmux.flag("alternate_on") == "1"
 
