@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import hashlib
 import re
 import unicodedata
@@ -113,8 +114,10 @@ def normalise_text(text: str) -> str:
     return text.casefold()
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def text_hash(text: str) -> str:
-    """sha256 of the normalised text (seed 000 dedupes facts by sha256)."""
+    """sha256 of the normalised text (seed 000 dedupes facts by sha256). Memoised: the
+    store asks for every entry's hash on each ingest."""
     return hashlib.sha256(normalise_text(text).encode("utf-8")).hexdigest()
 
 
