@@ -28,7 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 MINILM = "minilm-int8"
 USE_MULTILINGUAL = "use-multilingual"
 NO_MODEL = "none"
-# Chosen by the bilingual dev set (docs/README-search.md): see bench/search_bilingual.py.
+# Chosen by the bilingual dev set (README, "Search"): see bench/search_bilingual.py.
 DEFAULT_MODEL = USE_MULTILINGUAL
 BUILTIN_MODELS: tuple[str, ...] = (USE_MULTILINGUAL, MINILM, NO_MODEL)
 
