@@ -31,7 +31,7 @@ from typing import Any
 
 import tomli_w
 from memdesk.core.atomic import atomic_write_text
-from memdesk.core.entry import Entry, now
+from memdesk.core.entry import Entry, linked, now
 from memdesk.core.merge import Conflict, resolve
 
 FIELD_KINDS: tuple[str, ...] = ("concurrent-edit", "conflict-markers")
@@ -234,7 +234,7 @@ def lexical_pairs(entries: Sequence[Entry]) -> list[Pair]:
     hashes = {e.id: e.text_hash for e in entries}
     out: list[Pair] = []
     for a, b in _candidate_pairs(entries, vectors):
-        if hashes[a.id] == hashes[b.id] or _linked(a, b):
+        if hashes[a.id] == hashes[b.id] or linked(a, b):
             continue
         score = _dot(vectors[a.id], vectors[b.id]) / ((norms[a.id] * norms[b.id]) or 1.0)
         if score < LEXICAL_CONTRADICTION:
@@ -327,15 +327,6 @@ def _dot(a: Counter[str], b: Counter[str]) -> int:
 def _cosine(a: Counter[str], b: Counter[str]) -> float:
     norm = math.sqrt(sum(n * n for n in a.values()) * sum(n * n for n in b.values()))
     return _dot(a, b) / norm if norm else 0.0
-
-
-def _linked(a: Entry, b: Entry) -> bool:
-    return (
-        a.id in b.supersedes
-        or b.id in a.supersedes
-        or a.superseded_by == b.id
-        or b.superseded_by == a.id
-    )
 
 
 def _sorted_key(a: str, b: str) -> tuple[str, str]:

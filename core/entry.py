@@ -433,6 +433,26 @@ def parse_datetime(value: Any, name: str, path: str = "") -> dt.datetime:
     )
 
 
+def linked(a: Entry, b: Entry) -> bool:
+    """Are the two already joined by a supersede link (a pair settled, not news)?"""
+    return (
+        a.id in b.supersedes
+        or b.id in a.supersedes
+        or a.superseded_by == b.id
+        or b.superseded_by == a.id
+    )
+
+
+def parse_timestamp(text: str) -> dt.datetime | None:
+    """A timestamp as sources write it (ISO 8601, maybe with Z); None when it is not one."""
+    if not text:
+        return None
+    try:
+        return parse_datetime(text, "timestamp")
+    except EntryError:
+        return None
+
+
 def entry_from_json(data: dict[str, Any], *, path: str = "") -> Entry:
     """Like Entry.from_dict but tolerant of JSON nulls for optional fields."""
     cleaned = {k: v for k, v in data.items() if v is not None}

@@ -27,7 +27,7 @@ from typing import Any
 
 from memdesk.core.consolidate.session_cache import SessionSummary
 from memdesk.core.consolidate.settings import ConsolidationSettings, extractor_command
-from memdesk.core.entry import Entry, EntryError, Source
+from memdesk.core.entry import Entry, EntryError, Source, parse_timestamp
 
 log = logging.getLogger("memdesk.consolidate")
 NO_EXTRACTOR = "heuristic: no extractor configured"
@@ -53,16 +53,6 @@ def _extract_module(name: str) -> Any:
         return None
 
 
-def _when(text: str) -> dt.datetime | None:
-    if not text:
-        return None
-    try:
-        parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
-
-
 def transcript_paths(root: Any, raw_settings: dict[str, Any]) -> list[str]:
     sources = raw_settings.get("sources", {})
     patterns = sources.get("transcripts", []) if isinstance(sources, dict) else []
@@ -85,7 +75,7 @@ def read_recent_messages(paths: list[str], since: dt.datetime | None) -> list[An
     for path in paths:
         try:
             for message in readers.read_messages(Path(path)):
-                when = _when(getattr(message, "timestamp", ""))
+                when = parse_timestamp(getattr(message, "timestamp", ""))
                 if since is None or when is None or when > since:
                     out.append(message)
         except (OSError, ValueError) as exc:
@@ -191,7 +181,7 @@ def summarise_sessions(
         sid = getattr(message, "session_id", "") or ""
         if not sid:
             continue
-        when = _when(getattr(message, "timestamp", ""))
+        when = parse_timestamp(getattr(message, "timestamp", ""))
         summary = sessions.get(sid)
         if summary is None:
             summary = sessions[sid] = SessionSummary(

@@ -22,12 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from memdesk.core.entry import Entry
+from memdesk.core.entry import Entry, linked
 from memdesk.core.search.duplicates import (
     _CHANGE_CUES,
     _HAS_DIGIT,
     DuplicatePair,
-    _linked,
     _pair,
     _value_tokens,
 )
@@ -80,7 +79,7 @@ def find_pairs(
         block = matrix[start : start + _BLOCK] @ matrix.T
         for r, j in zip(*np.nonzero(block >= thresholds.duplicate), strict=True):
             i, j = start + int(r), int(j)
-            if i < j and (i, j) not in pairs and not _linked(pool[i], pool[j]):
+            if i < j and (i, j) not in pairs and not linked(pool[i], pool[j]):
                 score = float(block[r, j])
                 pairs[(i, j)] = _pair(pool[i], pool[j], "near", score, f"similarity {score:.2f}")
 
@@ -106,7 +105,7 @@ def find_pairs(
         if score < low:
             continue
         a, b = pool[i], pool[j]
-        if _linked(a, b):
+        if linked(a, b):
             continue
         if score >= thresholds.duplicate:
             pairs[(i, j)] = _pair(a, b, "near", score, f"similarity {score:.2f}")

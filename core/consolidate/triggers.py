@@ -17,7 +17,7 @@ from typing import Any
 from memdesk.core.consolidate.session_cache import SessionMemoryCache
 from memdesk.core.consolidate.settings import ConsolidationSettings
 from memdesk.core.consolidate.state import ConsolidationState
-from memdesk.core.entry import normalise_text, now
+from memdesk.core.entry import normalise_text, now, parse_timestamp
 
 
 @dataclass
@@ -57,7 +57,7 @@ def sessions_since(store: Any, since: dt.datetime | None, cache_dir: Any = None)
         if record.op != "memory_flushed":
             continue
         sid = str(record.payload.get("session_id") or "")
-        when = _parse_time(record.time or str(record.payload.get("occurred_at") or ""))
+        when = parse_timestamp(record.time or str(record.payload.get("occurred_at") or ""))
         if sid and (since is None or when is None or when > since):
             seen.setdefault(sid, None)
     for message in read_recent_messages(transcript_paths(store.root, store.settings), since):
@@ -105,13 +105,3 @@ def should_consolidate(
         )
     decision.due = bool(decision.reasons)
     return decision
-
-
-def _parse_time(text: str) -> dt.datetime | None:
-    if not text:
-        return None
-    try:
-        parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from memdesk.core.entry import Entry
+from memdesk.core.entry import Entry, linked
 from memdesk.core.search.embedder import Embedder
 from memdesk.core.search.settings import SearchSettings
 from memdesk.core.search.tokenizer import ENGLISH_STOPWORDS, has_cjk, tokenize
@@ -123,7 +123,7 @@ def find_duplicates(
                 if c <= i:
                     continue
                 a, b = pool[i], pool[c]
-                if _key(a, b) in pairs or _linked(a, b):
+                if _key(a, b) in pairs or linked(a, b):
                     continue
                 verdict = classify_pair(a, b, float(block[r, c]), settings)
                 if verdict:
@@ -144,16 +144,6 @@ def _matrix(
     if embedder is None:
         return None
     return embedder.embed([e.search_text() for e in pool])
-
-
-def _linked(a: Entry, b: Entry) -> bool:
-    """A pair already resolved by a supersede link is not news for the review queue."""
-    return (
-        a.id in b.supersedes
-        or b.id in a.supersedes
-        or a.superseded_by == b.id
-        or b.superseded_by == a.id
-    )
 
 
 def _key(a: Entry, b: Entry) -> tuple[str, str]:
