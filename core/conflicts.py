@@ -18,6 +18,7 @@ changes: then it is a new question).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -183,13 +184,19 @@ def list_conflicts(
     return items
 
 
-def open_pairs(entries: Sequence[Entry], meta_dir: Path, search: Any = None) -> list[Pair]:
+def open_pairs(
+    entries: Sequence[Entry],
+    meta_dir: Path,
+    search: Any = None,
+    focus: set[str] | None = None,
+) -> list[Pair]:
     """The pairs the conflict screen lists (dismissed ones left out): also what the
-    review queue flags, so the two never disagree."""
+    review queue flags, so the two never disagree. `focus`: only pairs touching these
+    ids (the queue needs the candidates' pairs, not all of them)."""
     by_id = {e.id: e for e in entries}
     dismissed = Dismissals(meta_dir)
     out: list[Pair] = []
-    for pair in find_pairs(entries, search):
+    for pair in find_pairs(entries, search, focus=focus):
         a, b = by_id.get(pair.a), by_id.get(pair.b)
         if a is None or b is None:
             continue
@@ -199,7 +206,9 @@ def open_pairs(entries: Sequence[Entry], meta_dir: Path, search: Any = None) -> 
     return out
 
 
-def find_pairs(entries: Sequence[Entry], search: Any = None) -> list[Pair]:
+def find_pairs(
+    entries: Sequence[Entry], search: Any = None, focus: set[str] | None = None
+) -> list[Pair]:
     """Contradicting and duplicate pairs among live entries.
 
     The search service's finder (embeddings) when it is there, exact hashes otherwise;
@@ -221,19 +230,22 @@ def find_pairs(entries: Sequence[Entry], search: Any = None) -> list[Pair]:
         pairs[_sorted_key(p.a, p.b)] = Pair(p.a, p.b, p.type, float(p.score), p.reason, method)
     # Word overlap catches rewordings a model scores below its near-duplicate cut
     # (and everything when there is no model); the model's verdict wins where it has one.
-    for p in lexical_pairs(live):
+    for p in lexical_pairs(live, focus=focus):
         pairs.setdefault(_sorted_key(p.a, p.b), p)
+    if focus is not None:
+        pairs = {k: p for k, p in pairs.items() if p.a in focus or p.b in focus}
     order = {"exact": 0, "contradiction": 1, "near": 2}
     return sorted(pairs.values(), key=lambda p: (order[p.type], -p.score, p.a, p.b))
 
 
-def lexical_pairs(entries: Sequence[Entry]) -> list[Pair]:
-    """Near-duplicates and likely contradictions by token overlap (no model needed)."""
+def lexical_pairs(entries: Sequence[Entry], focus: set[str] | None = None) -> list[Pair]:
+    """Near-duplicates and likely contradictions by token overlap (no model needed);
+    with `focus`, only pairs with at least one side in it."""
     vectors = {e.id: _token_counts(e) for e in entries}
     norms = {i: math.sqrt(sum(n * n for n in v.values())) for i, v in vectors.items()}
     hashes = {e.id: e.text_hash for e in entries}
     out: list[Pair] = []
-    for a, b in _candidate_pairs(entries, vectors):
+    for a, b in _candidate_pairs(entries, vectors, focus):
         if hashes[a.id] == hashes[b.id] or linked(a, b):
             continue
         score = _dot(vectors[a.id], vectors[b.id]) / ((norms[a.id] * norms[b.id]) or 1.0)
@@ -292,7 +304,7 @@ def lexical_contradiction(a: Entry, b: Entry) -> str:
 
 
 def _candidate_pairs(
-    entries: Sequence[Entry], vectors: dict[str, Counter[str]]
+    entries: Sequence[Entry], vectors: dict[str, Counter[str]], focus: set[str] | None = None
 ) -> list[tuple[Entry, Entry]]:
     """Pairs sharing at least one uncommon token: an inverted index instead of comparing
     all n² pairs (10k entries stay well under a second). Tokens in more than
@@ -307,15 +319,25 @@ def _candidate_pairs(
     for indexes in postings.values():
         if len(indexes) > cap:
             continue
-        for i, j in itertools.combinations(indexes, 2):
-            seen.add((i, j))
+        if focus is None:
+            seen.update(itertools.combinations(indexes, 2))
+            continue
+        focused = [i for i in indexes if entries[i].id in focus]
+        for i in focused:
+            seen.update((min(i, j), max(i, j)) for j in indexes if j != i)
     return [(entries[i], entries[j]) for i, j in sorted(seen)]
 
 
 def _token_counts(entry: Entry) -> Counter[str]:
+    return _text_token_counts(entry.search_text())
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _text_token_counts(text: str) -> Counter[str]:
+    """Memoised: the queue recomputes its pairs after every change."""
     from memdesk.core.search.tokenizer import ENGLISH_STOPWORDS, tokenize
 
-    return Counter(t for t in tokenize(entry.search_text()) if t not in ENGLISH_STOPWORDS)
+    return Counter(t for t in tokenize(text) if t not in ENGLISH_STOPWORDS)
 
 
 def _dot(a: Counter[str], b: Counter[str]) -> int:

@@ -176,7 +176,9 @@ class Services:
         """The same pairs the conflict screen lists (word overlap until the model is up)."""
         from memdesk.core.conflicts import open_pairs
 
-        self.duplicates = open_pairs(self.entries(), self.store.meta_dir, self.search)
+        entries = self.entries()
+        candidates = {e.id for e in entries if e.status == "candidate"}
+        self.duplicates = open_pairs(entries, self.store.meta_dir, self.search, focus=candidates)
 
     def search_ids(
         self,
