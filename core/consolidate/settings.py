@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memdesk.core.context.settings import SettingsError, register_section
+from memdesk.core.context.settings import SettingsError, check_table, register_section
 
 SIMILARITY_SOURCES: tuple[str, ...] = ("lexical", "search")
 # Seed 001 check_explicit_lock, plus the Chinese phrasings people actually type.
@@ -94,14 +94,8 @@ _NUMBERS: dict[str, tuple[type, float, float | None, str]] = {
 
 def parse_consolidation(table: Mapping[str, Any]) -> ConsolidationSettings:
     """Validate `[consolidation]`; a missing key keeps its default."""
-    if not isinstance(table, Mapping):
-        raise SettingsError("consolidation", f"must be a table, got {table!r}")
-    allowed = {f.name for f in dataclasses.fields(ConsolidationSettings)}
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        raise SettingsError(
-            f"consolidation.{unknown[0]}", f"unknown key; allowed: {', '.join(sorted(allowed))}"
-        )
+    fields = sorted(f.name for f in dataclasses.fields(ConsolidationSettings))
+    check_table(table, "consolidation", fields)
     values: dict[str, Any] = {}
     for key, (kind, low, high, what) in _NUMBERS.items():
         if key not in table:

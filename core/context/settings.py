@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,16 +104,22 @@ def _expect(value: Any, key: str, kind: type | tuple[type, ...], what: str) -> A
     return value
 
 
-def parse_context(table: Mapping[str, Any]) -> ContextSettings:
-    """Validate `[context]`; every default applies when a key is missing."""
-    if not isinstance(table, Mapping):
-        raise SettingsError("context", f"must be a table, got {table!r}")
-    allowed = {f.name for f in dataclasses.fields(ContextSettings)}
-    unknown = sorted(set(table) - allowed)
+def check_table(value: Any, section: str, allowed: Sequence[str]) -> Mapping[str, Any]:
+    """A settings section must be a table of known keys; the error names the first
+    unknown key and lists `allowed` in the order given. Shared by every section parser."""
+    if not isinstance(value, Mapping):
+        raise SettingsError(section, f"must be a table, got {value!r}")
+    unknown = sorted(set(value) - set(allowed))
     if unknown:
         raise SettingsError(
-            f"context.{unknown[0]}", f"unknown key; allowed: {', '.join(sorted(allowed))}"
+            f"{section}.{unknown[0]}", f"unknown key; allowed: {', '.join(allowed)}"
         )
+    return value
+
+
+def parse_context(table: Mapping[str, Any]) -> ContextSettings:
+    """Validate `[context]`; every default applies when a key is missing."""
+    check_table(table, "context", sorted(f.name for f in dataclasses.fields(ContextSettings)))
     out = ContextSettings()
     purposes: dict[str, tuple[str, ...]] = {}
     raw_purposes = table.get("purposes", {})

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from memdesk.core.context.settings import SettingsError, register_section
+from memdesk.core.context.settings import SettingsError, check_table, register_section
 
 USES: tuple[str, ...] = ("heuristic", "seed000", "command", "callable")
 _EXTRACTOR_KEYS = ("use", "command", "callable", "timeout", "max_facts_per_flush", "threshold")
@@ -62,17 +62,8 @@ class ExtractSettings:
         return cls(parse_extractor(raw.get("extractor", {})), parse_sources(raw.get("sources", {})))
 
 
-def _table(value: Any, name: str, allowed: tuple[str, ...]) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise SettingsError(name, f"must be a table, got {value!r}")
-    unknown = sorted(set(value) - set(allowed))
-    if unknown:
-        raise SettingsError(f"{name}.{unknown[0]}", f"unknown key; allowed: {', '.join(allowed)}")
-    return value
-
-
 def parse_extractor(value: Any) -> ExtractorSettings:
-    table = _table(value, "extractor", _EXTRACTOR_KEYS)
+    table = check_table(value, "extractor", _EXTRACTOR_KEYS)
     command_raw = table.get("command", ())
     if isinstance(command_raw, str):
         command = tuple(shlex.split(command_raw))
@@ -117,7 +108,7 @@ def parse_extractor(value: Any) -> ExtractorSettings:
 
 
 def parse_sources(value: Any) -> SourcesSettings:
-    table = _table(value, "sources", _SOURCES_KEYS)
+    table = check_table(value, "sources", _SOURCES_KEYS)
     globs = table.get("transcripts", [])
     if isinstance(globs, str):
         globs = [globs]
