@@ -31,13 +31,14 @@ from memdesk.core.entry import (
     Entry,
     EntryError,
     Source,
+    new_id,
     now,
     text_hash,
 )
 from memdesk.core.entry_files import Problem, is_within, read_entry_file, write_entry_file
 from memdesk.core.journal import Journal, JournalRecord, new_group
 from memdesk.core.memory_md import MemoryFile
-from memdesk.core.merge import Conflict, MergeConflict, merge_entry_dicts
+from memdesk.core.merge import Conflict, FieldConflict, MergeConflict, merge_entry_dicts
 
 META_DIR = ".memdesk"
 # Actors whose actions `undo` reverses by default: a person at the CLI or in the TUI.
@@ -219,7 +220,7 @@ class Store:
         return self.entries_dir / f"{entry_id}.toml"
 
     def _scan(self) -> None:
-        """Refresh the in-memory view; only files whose mtime or size changed are read."""
+        """Refresh the in-memory view; only files whose inode, mtime or size changed are read."""
         seen: set[str] = set()
         try:
             children = list(os.scandir(self.entries_dir))
@@ -231,15 +232,21 @@ class Store:
             seen.add(child.name)
             try:
                 st = child.stat(follow_symlinks=True)
-                key = _file_key(st)
             except OSError:
-                key = (-1, -1)
-            cached = self._files.get(child.name)
-            if cached and cached[:2] == key and key != (-1, -1):
-                continue
-            self._files[child.name] = (*key, read_entry_file(Path(child.path), self.root))
+                st = None
+            self._cached_read(Path(child.path), st)
         for name in set(self._files) - seen:
             del self._files[name]
+
+    def _cached_read(self, path: Path, st: os.stat_result | None) -> Entry | Problem:
+        """The file's entry (or problem), read again only when the file changed."""
+        key = _file_key(st) if st is not None else (-1, -1)
+        cached = self._files.get(path.name)
+        if cached and cached[:2] == key and st is not None:
+            return cached[2]
+        item = read_entry_file(path, self.root)
+        self._files[path.name] = (*key, item)
+        return item
 
     def entries(self) -> list[Entry]:
         self._scan()
@@ -270,19 +277,11 @@ class Store:
         if self._batch and entry_id in self._batch.overlay:
             return self._batch.overlay[entry_id]
         path = self._path(entry_id)
-        if not path.exists():
-            return None
         try:
             st = path.stat()
-            key = _file_key(st)
         except OSError:
             return None
-        cached = self._files.get(path.name)
-        if cached and cached[:2] == key:
-            item = cached[2]
-        else:
-            item = read_entry_file(path, self.root)
-            self._files[path.name] = (*key, item)
+        item = self._cached_read(path, st)
         return item if isinstance(item, Entry) else None
 
     def resolve_id(self, prefix: str) -> str:
@@ -488,7 +487,7 @@ class Store:
                     refused.append((entry, exc))
                     continue
                 if entry.id in taken or self.find(entry.id) is not None:
-                    entry.id = _fresh_id(entry.id, lambda i: i in taken or self.find(i) is not None)
+                    entry.id = _fresh_id(lambda i: i in taken or self.find(i) is not None)
                 taken.add(entry.id)
                 entry.version = 1
                 entry.updated = stamp
@@ -587,7 +586,6 @@ class Store:
         if old_id == new_id:
             raise StoreError("an entry cannot supersede itself")
         with self.batch(actor, "supersede"):
-            old = self.get(old_id)
             new = self.get(new_id)
             old_after = self.edit(
                 old_id,
@@ -600,7 +598,6 @@ class Store:
             if new.status in ("candidate", "expired"):
                 new_changes["status"] = "confirmed"
             new_after = self.edit(new_id, new_changes, actor=actor, op="supersede")
-            del old
         return old_after, new_after
 
     def merge_into(self, source_id: str, target_id: str, actor: str = "user") -> Entry:
@@ -850,9 +847,7 @@ def _no_nulls(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
 
 
-def _fresh_id(entry_id: str, taken: Callable[[str], bool]) -> str:
-    from memdesk.core.entry import new_id
-
+def _fresh_id(taken: Callable[[str], bool]) -> str:
     candidate = new_id()
     while taken(candidate):
         candidate = new_id()
@@ -870,9 +865,9 @@ def _max_version(records: list[JournalRecord], entry_id: str) -> int:
     return max(versions, default=0)
 
 
-def _field_conflict(name: str, ours: dict[str, Any], theirs: dict[str, Any]):  # type: ignore[no-untyped-def]
-    from memdesk.core.merge import FieldConflict
-
+def _field_conflict(
+    name: str, ours: dict[str, Any], theirs: dict[str, Any]
+) -> FieldConflict | None:
     if ours.get(name) == theirs.get(name):
         return None
     return FieldConflict(name, None, ours.get(name), theirs.get(name))
