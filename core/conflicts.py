@@ -34,6 +34,7 @@ import tomli_w
 from memdesk.core.atomic import atomic_write_text
 from memdesk.core.entry import Entry, linked, now
 from memdesk.core.merge import Conflict, resolve
+from memdesk.core.search.duplicates import DuplicatePair
 
 FIELD_KINDS: tuple[str, ...] = ("concurrent-edit", "conflict-markers")
 PAIR_KINDS: tuple[str, ...] = ("contradiction", "near-duplicate", "exact-duplicate")
@@ -70,25 +71,14 @@ class ConflictError(ValueError):
 
 
 @dataclass
-class Pair:
-    """Two entries that contradict or duplicate each other (older first)."""
+class Pair(DuplicatePair):
+    """Two entries that contradict or duplicate each other (older first), and how the
+    pair was found."""
 
-    a: str
-    b: str
-    type: str  # "exact" | "near" | "contradiction"
-    score: float
-    reason: str
     method: str = "semantic"  # "semantic" | "lexical" | "hash"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "type": self.type,
-            "score": round(self.score, 4),
-            "reason": self.reason,
-            "method": self.method,
-        }
+        return {**super().to_json(), "method": self.method}
 
 
 @dataclass
