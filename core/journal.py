@@ -67,6 +67,7 @@ class Journal:
     def append(self, record: JournalRecord) -> JournalRecord:
         if not record.time:
             record.time = now().isoformat()
+        self.cut_torn_tail()
         append_line_durably(self.path, record.to_json())
         return record
 
@@ -78,7 +79,39 @@ class Journal:
             record.time = record.time or stamp
             lines.append(record.to_json())
         if lines:
+            self.cut_torn_tail()
             append_line_durably(self.path, "\n".join(lines))
+
+    def cut_torn_tail(self) -> int:
+        """Drop a last line a killed writer left without its newline; return bytes cut.
+
+        Appending after such a fragment would glue the next record onto it and make
+        both unreadable. The fragment's group never committed (its batch is rolled back
+        from the pending file), so cutting it loses nothing. Call under the store lock.
+        """
+        try:
+            fd = os.open(self.path, os.O_RDWR)
+        except FileNotFoundError:
+            return 0
+        try:
+            size = os.fstat(fd).st_size
+            if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+                return 0
+            keep, chunk = 0, 64 * 1024
+            pos = size
+            while pos > 0:
+                start = max(0, pos - chunk)
+                block = os.pread(fd, pos - start, start)
+                newline = block.rfind(b"\n")
+                if newline >= 0:
+                    keep = start + newline + 1
+                    break
+                pos = start
+            os.ftruncate(fd, keep)
+            os.fsync(fd)
+            return size - keep
+        finally:
+            os.close(fd)
 
     def records(self) -> list[JournalRecord]:
         """All records, read incrementally (only the new tail is parsed on each call)."""

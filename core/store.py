@@ -185,6 +185,7 @@ class Store:
         with self.lock.held():
             remove_stale_temp_files(self.entries_dir)
             remove_stale_temp_files(self.meta_dir)
+            self.journal.cut_torn_tail()
             if not self.pending_path.exists():
                 return
             try:
@@ -457,7 +458,9 @@ class Store:
         verdict = screen(entry)
         if verdict.entry is None:
             raise GuardRefused(verdict.reasons or ["refused"])
-        return verdict.entry
+        # Validate and normalise exactly as a read from disk would (trimmed summary,
+        # known kinds...), so the journal's after-state is what the file reads back as.
+        return Entry.from_dict(verdict.entry.to_dict())
 
     # -- operations --------------------------------------------------------------
     def add(self, entry: Entry, actor: str = "user") -> Entry:

@@ -207,3 +207,15 @@ def test_memory_md_survives_restart_without_reingesting(tmp_path: Path) -> None:
     again.render_memory_md()
     assert "周五不发版" not in (tmp_path / "MEMORY.md").read_text()  # in the queue now
     assert "- confirmed fact" in (tmp_path / "MEMORY.md").read_text()
+
+
+def test_what_the_journal_records_is_what_the_file_reads_back_as(store: Store) -> None:
+    # An entry built in code (not read from disk) may carry untrimmed text; the store
+    # normalises it before writing, so file, journal and the returned entry agree.
+    added = store.add(Entry(summary="  fact 6-1-6 \n", facts=["提交前跑 pytest "]), actor="cli")
+    assert added.summary == "fact 6-1-6"
+    reread = Store.open(store.root).get(added.id)
+    assert journal(store)[-1]["after"] == reread.to_json() == added.to_json()
+    edited = store.edit(added.id, {"summary": "fact 6-1-7\t"}, actor="cli")
+    assert Store.open(store.root).get(added.id).to_json() == journal(store)[-1]["after"]
+    assert edited.summary == "fact 6-1-7"
