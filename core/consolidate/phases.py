@@ -61,6 +61,7 @@ class Orientation:
     workflow: str
     sessions: list[dict[str, Any]] = field(default_factory=list)
     topics: list[str] = field(default_factory=list)
+    topics_from: str = "heuristic"  # "extractor" when the LLM plug-in named topics
     scope: str = "shallow"  # "deep" when recent work is mostly about this project
     relevance: float = 0.0
     recent_entries: int = 0
@@ -70,6 +71,7 @@ class Orientation:
             "workflow": self.workflow,
             "sessions": self.sessions,
             "topics": self.topics,
+            "topics_from": self.topics_from,
             "scope": self.scope,
             "relevance": round(self.relevance, 3),
             "recent_entries": self.recent_entries,
@@ -105,6 +107,7 @@ def orient(
     since: dt.datetime | None,
     settings: ConsolidationSettings,
     workflow: str,
+    plugin_topics: Sequence[str] = (),
 ) -> Orientation:
     recent = recent_entries(entries, since)
     by_id: dict[str, SessionSummary] = {}
@@ -119,7 +122,11 @@ def orient(
     for summary in picked:
         tags.update(summary.topics)
         words.update(set(_topic_words(" ".join([summary.user_input, *summary.decisions_made]))))
-    topics = [t for t, _ in tags.most_common(settings.max_topics)]
+    # An LLM plug-in's own topics come first; tags and frequent words fill the rest.
+    topics = list(dict.fromkeys(plugin_topics))[: settings.max_topics]
+    topics += [t for t, _ in tags.most_common() if t not in topics][
+        : settings.max_topics - len(topics)
+    ]
     for word, count in words.most_common():
         if len(topics) >= settings.max_topics:
             break
@@ -139,6 +146,7 @@ def orient(
             for s in picked
         ],
         topics=topics,
+        topics_from="extractor" if plugin_topics else "heuristic",
         scope="deep" if relevance > settings.deep_relevance else "shallow",
         relevance=relevance,
         recent_entries=len(recent),

@@ -82,6 +82,7 @@ def build_plan(
         since,
         settings,
         workflow,
+        plugin_topics=gathered.topics,
     )
     plan.orientation = orientation.to_json()
     plan.gathered = gathered.counts()

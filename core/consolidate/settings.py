@@ -158,19 +158,4 @@ def consolidation_settings(settings: Any = None) -> ConsolidationSettings:
     raise TypeError(f"settings must be a dict or ConsolidationSettings, not {type(settings)}")
 
 
-def extractor_command(settings: Mapping[str, Any] | None) -> list[str] | str | None:
-    """`[extractor] command` (a string run through the shell, or an argv list), if any."""
-    table = (settings or {}).get("extractor", {})
-    if not isinstance(table, Mapping):
-        raise SettingsError("extractor", f"must be a table, got {table!r}")
-    command = table.get("command")
-    if command in (None, "", []):
-        return None
-    if isinstance(command, str) or (
-        isinstance(command, list) and all(isinstance(c, str) for c in command)
-    ):
-        return command
-    raise SettingsError("extractor.command", f"must be text or a list of text, got {command!r}")
-
-
 register_section("consolidation", parse_consolidation)

@@ -55,6 +55,9 @@ class PluginResult:
     candidates: list[Entry] = field(default_factory=list)
     error: str = ""
     name: str = ""
+    # What the recent sessions were about, if the plug-in says (an answer object's
+    # "topics"): consolidation's orient phase puts these first.
+    topics: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -181,19 +184,26 @@ def _interpret(value: Any, messages: Sequence[Message], name: str, origin: str) 
         if value[0] == "error":
             return failure(name, f"returned an error: {value[1]!r}")
         value = value[1]
+    topics: list[str] = []
     if isinstance(value, Mapping):
         if "error" in value:
             return failure(name, f"returned an error: {value['error']!r}")
+        raw_topics = value.get("topics", [])
+        if not isinstance(raw_topics, list) or not all(isinstance(t, str) for t in raw_topics):
+            return failure(name, f"'topics' must be a list of text, got {raw_topics!r:.80}")
+        topics = list(dict.fromkeys(t.strip() for t in raw_topics if t.strip()))
         for key in ("ok", "candidates", "facts"):
             if key in value:
                 value = value[key]
                 break
         else:
-            return failure(
-                name, f"answer is an object without 'candidates': keys {sorted(value)[:5]}"
-            )
+            if not topics:
+                return failure(
+                    name, f"answer is an object without 'candidates': keys {sorted(value)[:5]}"
+                )
+            value = None  # topics only: an orient answer with nothing to add
     if value is None:
-        return PluginResult([], "", name)
+        return PluginResult([], "", name, topics)
     if not isinstance(value, list):
         return failure(name, f"answer must be a list of candidates, got {type(value).__name__}")
     base = _base_source(messages, origin)
@@ -203,7 +213,7 @@ def _interpret(value: Any, messages: Sequence[Message], name: str, origin: str) 
             candidates.append(to_entry(item, base))
         except (EntryError, TypeError, ValueError) as exc:
             return failure(name, f"candidate #{index} is not usable: {exc}")
-    return PluginResult(candidates, "", name)
+    return PluginResult(candidates, "", name, topics)
 
 
 def _base_source(messages: Sequence[Message], origin: str) -> Source:

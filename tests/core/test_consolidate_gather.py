@@ -111,3 +111,38 @@ def test_additions_link_to_what_is_already_known(tmp_path):
     assert add.entry.related == ["known"]
     assert "see related known" in add.reason
     assert any(line.startswith("related known") for line in add.evidence)
+
+
+def test_plugin_topics_lead_orient_and_a_topics_only_answer_is_fine(tmp_path):
+    script = tmp_path / "extract.py"
+    script.write_text(
+        "import json, sys\n"
+        "json.load(sys.stdin)\n"
+        "print(json.dumps({'topics': ['站点地图 sitemap', 'base_url'],"
+        " 'candidates': [{'summary': 'Sitemap joins need a trimmed base_url'}]}))\n"
+    )
+    store = project(tmp_path, f'[extractor]\ncommand = ["{sys.executable}", "{script}"]\n')
+    plan = build_plan(store)
+    assert plan.orientation["topics"][:2] == ["站点地图 sitemap", "base_url"]
+    assert plan.orientation["topics_from"] == "extractor"
+    assert [p.entry.summary for p in plan.proposals if p.action == "add"] == [
+        "Sitemap joins need a trimmed base_url"
+    ]
+    script.write_text(
+        "import json, sys\njson.load(sys.stdin)\nprint(json.dumps({'topics': ['部署']}))\n"
+    )
+    plan = build_plan(Store.open(tmp_path))
+    assert plan.orientation["topics"][0] == "部署"
+    assert not [p for p in plan.proposals if p.action == "add"]
+    assert any(n.startswith("extractor: ") for n in plan.notes)
+
+
+def test_plugin_topics_of_the_wrong_shape_fall_back_to_heuristics(tmp_path):
+    script = tmp_path / "extract.py"
+    script.write_text(
+        "import json, sys\njson.load(sys.stdin)\nprint(json.dumps({'topics': 'x', 'candidates': []}))\n"
+    )
+    store = project(tmp_path, f'[extractor]\ncommand = ["{sys.executable}", "{script}"]\n')
+    plan = build_plan(store)
+    assert plan.orientation["topics_from"] == "heuristic"
+    assert any("'topics' must be a list of text" in n for n in plan.notes)

@@ -6,10 +6,10 @@ import pytest
 from memdesk.core.consolidate.settings import (
     ConsolidationSettings,
     consolidation_settings,
-    extractor_command,
     parse_consolidation,
 )
 from memdesk.core.context.settings import SettingsError, load_settings, save_settings
+from memdesk.core.extract.settings import ExtractSettings
 
 
 def test_defaults_match_seed_001():
@@ -52,11 +52,13 @@ def test_through_the_general_loader(tmp_path):
         save_settings(tmp_path, {"consolidation": {"retention_days": -1}})
 
 
-def test_extractor_command():
-    assert extractor_command({}) is None
-    assert (
-        extractor_command({"extractor": {"command": "llm-extract --json"}}) == "llm-extract --json"
-    )
-    assert extractor_command({"extractor": {"command": ["x", "-y"]}}) == ["x", "-y"]
+def test_extractor_command_that_consolidation_runs():
+    # Consolidation runs the plug-in the extraction settings name (one parser for both).
+    def command(table):
+        return ExtractSettings.from_mapping({"extractor": table}).extractor
+
+    assert command({}).use == "heuristic"
+    assert command({"command": "llm-extract --json"}).command == ("llm-extract", "--json")
+    assert command({"command": ["x", "-y"]}).use == "command"
     with pytest.raises(SettingsError, match="extractor.command"):
-        extractor_command({"extractor": {"command": 3}})
+        command({"command": 3})
