@@ -10,6 +10,14 @@ to it at any time. Two rules make that safe:
   hard-linked into `.memdesk/retired/`, so those late appends stay reachable and are
   drained on the next ingest. A retired file is dropped once nobody holds it open and
   everything in it was read. Nothing an agent appends is lost.
+
+Reading and remembering are two steps: `collect_external()` returns the new lines and the
+state that marks them read, and the caller saves that state (`save_state`, or `write`)
+only after the candidates are committed. A crash in between reads the same lines again
+(the store's dedupe drops repeats) instead of losing them. For the same reason a drained
+retired file is deleted only after the state that forgets it is on disk, and a retired
+file the state does not know (a crash between the hard link and the state save) is
+adopted and read from its start.
 """
 
 from __future__ import annotations
@@ -40,11 +48,14 @@ class ExternalLine:
 
 
 @dataclass
-class _State:
+class MemoryState:
+    """What memdesk knows about MEMORY.md (`.memdesk/memory_md.json`)."""
+
     rendered: set[str] = field(default_factory=set)
     ingested: set[str] = field(default_factory=set)
     retired: dict[str, int] = field(default_factory=dict)  # file name -> bytes consumed
     live: tuple[int, int] = (0, 0)  # (inode, bytes read) of MEMORY.md at the last collect
+    drained: list[str] = field(default_factory=list)  # retired files read to the end
 
 
 def is_content_line(line: str) -> bool:
@@ -74,32 +85,39 @@ class MemoryFile:
         self.state_path = meta_dir / "memory_md.json"
 
     # -- state -------------------------------------------------------------------
-    def _load_state(self) -> _State:
+    def load_state(self) -> MemoryState:
         try:
             data = json.loads(self.state_path.read_text("utf-8"))
-            return _State(
+            return MemoryState(
                 set(data.get("rendered", [])),
                 set(data.get("ingested", [])),
                 {str(k): int(v) for k, v in data.get("retired", {}).items()},
                 tuple(data.get("live", (0, 0))),  # type: ignore[arg-type]
+                [str(name) for name in data.get("drained", [])],
             )
-        except (OSError, ValueError, AttributeError):
-            return _State()
+        except (OSError, ValueError, AttributeError, TypeError):
+            return MemoryState()
 
-    def _save_state(self, state: _State) -> None:
+    def save_state(self, state: MemoryState) -> None:
+        """Write the state; then delete the retired files it no longer needs."""
         data = {
             "rendered": sorted(state.rendered),
             "ingested": sorted(state.ingested),
             "retired": state.retired,
             "live": list(state.live),
+            "drained": sorted(state.drained),
         }
         atomic_write_text(self.state_path, json.dumps(data, indent=1))
+        for name in state.drained:
+            with contextlib.suppress(OSError):
+                (self.retired_dir / name).unlink()
 
     # -- reading -----------------------------------------------------------------
-    def collect_external(self) -> list[ExternalLine]:
+    def collect_external(self) -> tuple[list[ExternalLine], MemoryState]:
         """Lines memdesk did not write and has not ingested yet (current file and
-        retired inodes). Marks them ingested; the caller turns them into candidates."""
-        state = self._load_state()
+        retired inodes), with the state that marks them ingested. Save that state
+        (`save_state` or `write`) once the caller has committed them as candidates."""
+        state = self.load_state()
         found: list[ExternalLine] = []
         seen: set[str] = set()
 
@@ -119,8 +137,7 @@ class MemoryFile:
             take(raw_line, f"{MEMORY_FILE}:{number}")
         self._drain_retired(state, take)
         state.ingested |= seen
-        self._save_state(state)
-        return found
+        return found, state
 
     @staticmethod
     def _read_complete(path: Path, offset: int = 0) -> tuple[bytes, int]:
@@ -134,7 +151,16 @@ class MemoryFile:
             return b"", 0
         return data[: data.rfind(b"\n") + 1], inode
 
-    def _drain_retired(self, state: _State, take) -> None:  # type: ignore[no-untyped-def]
+    def _drain_retired(self, state: MemoryState, take) -> None:  # type: ignore[no-untyped-def]
+        # Files the saved state already let go of: finish their deletion.
+        for name in state.drained:
+            with contextlib.suppress(OSError):
+                (self.retired_dir / name).unlink()
+        state.drained = []
+        with contextlib.suppress(OSError):
+            for child in self.retired_dir.iterdir():
+                if child.name.startswith(f"{MEMORY_FILE}.") and child.name not in state.retired:
+                    state.retired[child.name] = 0  # unknown to the state: read it all
         if not state.retired:
             return
         holders = _open_inodes()
@@ -164,9 +190,8 @@ class MemoryFile:
                     tail = handle.read()
                 if tail.strip():
                     take(tail.decode("utf-8", "replace"), f".memdesk/retired/{name}@{consumed}")
-                with contextlib.suppress(OSError):
-                    path.unlink()
                 del state.retired[name]
+                state.drained.append(name)  # deleted once this state is saved
 
     def read_text(self) -> str:
         try:
@@ -175,12 +200,13 @@ class MemoryFile:
             return ""
 
     # -- writing -----------------------------------------------------------------
-    def write(self, text: str) -> bool:
+    def write(self, text: str, state: MemoryState | None = None) -> bool:
         """Replace MEMORY.md with `text`; returns False when it was already that.
 
-        Call `collect_external()` first (under the store lock) so nothing is lost.
+        Call `collect_external()` first (under the store lock) so nothing is lost, commit
+        what it found, and pass its state here: it is saved once, with the new render.
         """
-        state = self._load_state()
+        state = state if state is not None else self.load_state()
         data = text.encode("utf-8")
         try:
             current = self.path.read_bytes()
@@ -188,22 +214,22 @@ class MemoryFile:
             current = None
         if current == data:
             self._remember_rendered(state, text)
-            self._save_state(state)
+            self.save_state(state)
             return False
         if current is not None:
             self._retire_current(state)
         atomic_write_bytes(self.path, data)
         self._remember_rendered(state, text)
-        self._save_state(state)
+        self.save_state(state)
         return True
 
     @staticmethod
-    def _remember_rendered(state: _State, text: str) -> None:
+    def _remember_rendered(state: MemoryState, text: str) -> None:
         state.rendered = {
             text_hash(line_text(raw)) for raw in text.splitlines() if is_content_line(raw)
         }
 
-    def _retire_current(self, state: _State) -> None:
+    def _retire_current(self, state: MemoryState) -> None:
         """Keep the old inode reachable: an appender holding it open writes there."""
         try:
             st = os.stat(self.path)

@@ -37,7 +37,7 @@ from memdesk.core.entry import (
 )
 from memdesk.core.entry_files import Problem, is_within, read_entry_file, write_entry_file
 from memdesk.core.journal import Journal, JournalRecord, new_group
-from memdesk.core.memory_md import MemoryFile
+from memdesk.core.memory_md import MemoryFile, MemoryState
 from memdesk.core.merge import Conflict, FieldConflict, MergeConflict, merge_entry_dicts
 
 META_DIR = ".memdesk"
@@ -774,29 +774,32 @@ class Store:
     def ingest_memory_md(self) -> list[Entry]:
         """Turn lines others added to MEMORY.md into candidates (deduplicated)."""
         with self.lock.held():
-            lines = self.memory_file.collect_external()
-            if not lines:
-                return []
-            known = self.known_hashes()
-            fresh: list[Entry] = []
-            stamp = now().isoformat()
-            for line in lines:
-                digest = text_hash(line.text)
-                if digest in known:
-                    continue
-                known.add(digest)
-                candidate = Entry(
-                    summary=line.text,
-                    source=Source(
-                        origin="MEMORY.md", timestamp=stamp, locator=line.locator, excerpt=line.text
-                    ),
-                )
-                fresh.append(candidate)
-            if not fresh:
-                return []
-            # A secret or a recalled memory block appended to MEMORY.md is not kept.
-            refused: list[tuple[Entry, GuardRefused]] = []
-            return self.add_many(fresh, actor="memory-md", label="ingest", refused=refused)
+            added, state = self._ingest_memory_md()
+            self.memory_file.save_state(state)  # only now are the lines marked read
+            return added
+
+    def _ingest_memory_md(self) -> tuple[list[Entry], MemoryState]:
+        lines, state = self.memory_file.collect_external()
+        known = self.known_hashes() if lines else set()
+        fresh: list[Entry] = []
+        stamp = now().isoformat()
+        for line in lines:
+            digest = text_hash(line.text)
+            if digest in known:
+                continue
+            known.add(digest)
+            candidate = Entry(
+                summary=line.text,
+                source=Source(
+                    origin="MEMORY.md", timestamp=stamp, locator=line.locator, excerpt=line.text
+                ),
+            )
+            fresh.append(candidate)
+        if not fresh:
+            return [], state
+        # A secret or a recalled memory block appended to MEMORY.md is not kept.
+        refused: list[tuple[Entry, GuardRefused]] = []
+        return self.add_many(fresh, actor="memory-md", label="ingest", refused=refused), state
 
     def render_memory_md(self) -> bool:
         """Rewrite MEMORY.md from the store (after ingesting what others appended)."""
@@ -805,11 +808,12 @@ class Store:
         with self.lock.held():
             previous, self.auto_render = self.auto_render, False
             try:
-                self.ingest_memory_md()
+                _, state = self._ingest_memory_md()
             finally:
                 self.auto_render = previous
             text = render_memory_text(self.entries(), self.settings)
-            return self.memory_file.write(text)
+            # One state save: the lines just ingested and the new render together.
+            return self.memory_file.write(text, state)
 
 
 @dataclass
