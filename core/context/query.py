@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from memdesk.core.entry import Entry
+from memdesk.core.stopwords import ENGLISH_STOPWORDS
 
 # Seed 001's cue words per requirement, extended to the sections an assembly has, in both
 # languages. Matching is by substring on the casefolded query (Chinese has no spaces).
@@ -71,49 +72,10 @@ def analyze_query(query: str) -> ContextRequirement:
 
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD = re.compile(r"[0-9a-z][0-9a-z_.+-]*[0-9a-z]|[0-9a-z]")
-_STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "the",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "with",
-        "you",
-        "your",
-        "we",
-        "our",
-        "can",
-        "should",
-    ]
-)
+# The search tokenizer's list: one list for both, and on the bilingual dev set it ranks
+# slightly better for the preview than the shorter list this module had (R@1 0.577 ->
+# 0.596, MRR 0.652 -> 0.662, R@5 0.75 both; no `none` query reaches 0.5).
+_STOP_WORDS = ENGLISH_STOPWORDS
 # Function characters that match nearly every Chinese sentence and carry no topic.
 _STOP_CJK = frozenset(
     "的了是在和与及或也都就还把被让对为这那个我你他她它们吗呢吧啊么有没不要会能用"

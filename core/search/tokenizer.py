@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memdesk.core.stopwords import ENGLISH_STOPWORDS
+
 ANALYZER_NAME = "memdesk_cjk_en"
 
 _CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
@@ -35,87 +37,6 @@ _CJK_RANGES = (
 _CJK_CHAR = re.compile(f"[{_CJK_RANGES}]")
 _TOKEN = re.compile(f"(?P<cjk>[{_CJK_RANGES}]+)|(?P<word>(?:(?![{_CJK_RANGES}])[^\\W_])+)")
 
-# Function words that carry no meaning in a natural-language query. Dropped from lenient
-# queries only (never from the index), and only when something else is left.
-ENGLISH_STOPWORDS: frozenset[str] = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "she",
-        "should",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "about",
-        "after",
-        "before",
-        "which",
-        "any",
-        "some",
-    ]
-)
 CHINESE_STOPCHARS: frozenset[str] = frozenset("的了是在和也就都而及与着或么吗呢吧啊什哪")
 
 
