@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from memdesk.core.entry import Entry
 from memdesk.core.search.embedder import Embedder, load_embedder
-from memdesk.core.search.memory import release_free_memory
+from memdesk.core.search.memory import keep_freed_memory_small, release_free_memory
 from memdesk.core.search.settings import SearchSettings
 from memdesk.core.search.text_index import TextIndex, TextIndexBusy
 from memdesk.core.search.tokenizer import query_terms, tokenize
@@ -115,6 +115,7 @@ class SearchService:
         *,
         embedder: Embedder | None | object = _LOAD,
     ) -> None:
+        keep_freed_memory_small()
         self.index_dir = Path(index_dir)
         self.index_dir.mkdir(parents=True, exist_ok=True)
         self.settings = (
@@ -383,16 +384,23 @@ class SearchService:
                 if (row := self._row.get(entry.id)) is None or known[row] != keys[i].encode()
             ]
             del known
+        need_keys = [keys[i] for i in need]
         # Texts only for what the model has to embed (100k texts would be ~20 MB).
         first = {keys[i]: i for i in reversed(need)}
-        codes, scales, embedded = self._vectors_for(
-            [keys[i] for i in need],
-            lambda key: embedding_text(entries[first[key]]),
-            progress=progress,
-        )
+
+        def text_of(key: str) -> str:
+            return embedding_text(entries[first[key]])
+
+        if fresh:
+            # First sync: the cache's table becomes the matrix, packed in place.
+            embedded = self._embed_missing(list(first), text_of, progress, load=True)
+            codes, scales, placed = self.cache.take(need_keys)
+            need = [need[j] for j in placed]
+        else:
+            codes, scales, embedded = self._vectors_for(need_keys, text_of, progress=progress)
+        del need_keys
         with self._lock:
             if fresh and self._n == 0:
-                # First sync: the gathered rows are the matrix, in entry order.
                 self._ids = [entries[i].id for i in need]
                 self._row = {entry_id: row for row, entry_id in enumerate(self._ids)}
                 self._keys = np.array([keys[i] for i in need], dtype=_KEY_DTYPE)
@@ -405,6 +413,29 @@ class SearchService:
                     self._set_row(entries[i].id, keys[i], codes[n], scales[n])
             self._save_vectors()
         return embedded
+
+    def _embed_missing(
+        self,
+        keys: Sequence[str],
+        text_of: Callable[[str], str],
+        progress: Progress | None,
+        *,
+        load: bool,
+    ) -> int:
+        """Embed the texts of `keys` the cache lacks (reading it from disk first when
+        `load`); they are written to disk at once. Returns how many were embedded."""
+        assert self.embedder is not None and self.cache is not None
+        missing = self.cache.missing(keys, load=load)
+        total = len(missing)
+        if progress:
+            progress(0, total)
+        for start in range(0, total, EMBED_BATCH):
+            batch = missing[start : start + EMBED_BATCH]
+            self.cache.put(batch, self.embedder.embed([text_of(k) for k in batch]))
+            if progress:
+                progress(min(start + EMBED_BATCH, total), total)
+        self.cache.flush()
+        return total
 
     def _vectors_for(
         self,
@@ -423,22 +454,9 @@ class SearchService:
             own_scales = self._scales[list(own_rows.values())]
         own = {key: n for n, key in enumerate(own_rows)}
         rest = [k for k in unique if k not in own]
-        del unique
-        # A bulk job (first sync, many changes) reads the disk cache; a few texts embed.
-        load = bool(rest) and (self._n == 0 or len(rest) >= LOAD_CACHE_AT)
-        missing = self.cache.missing(rest, load=load)
-        total = len(missing)
-        if progress:
-            progress(0, total)
-        for start in range(0, total, EMBED_BATCH):
-            batch = missing[start : start + EMBED_BATCH]
-            self.cache.put(batch, self.embedder.embed([text_of(k) for k in batch]))
-            if progress:
-                progress(min(start + EMBED_BATCH, total), total)
-        self.cache.flush()
-        if not own:  # the common bulk case: one gather, no second full-size copy
-            codes, scales = self.cache.rows(keys)
-            return codes, scales, total
+        # Many changed texts read the disk cache; a few are embedded.
+        load = len(rest) >= LOAD_CACHE_AT
+        embedded = self._embed_missing(rest, text_of, progress, load=load)
         codes = np.empty((len(keys), self.embedder.dim), np.int8)
         scales = np.empty(len(keys), np.float32)
         from_cache = [n for n, k in enumerate(keys) if k not in own]
@@ -447,7 +465,7 @@ class SearchService:
         for n, key in enumerate(keys):
             if key in own:
                 codes[n], scales[n] = own_codes[own[key]], own_scales[own[key]]
-        return codes, scales, total
+        return codes, scales, embedded
 
     def _rows_holding(self, keys: Sequence[str]) -> dict[str, int]:
         """key -> a live row holding its vector, for those of `keys` the matrix has."""

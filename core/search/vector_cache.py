@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import zipfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -30,6 +31,7 @@ _MAX_SEGMENTS = 64
 # Rows converted per step when quantising: bounds the float32 temporaries (a 100k x 512
 # conversion in one go would briefly need 200 MB).
 _CHUNK = 4096
+_READ_BLOCK = 1 << 20  # bytes per read when loading a segment
 
 
 def content_key(text: str) -> str:
@@ -72,62 +74,51 @@ class VectorCache:
         return sorted(self.dir.glob("seg-*.npz")) if self.dir.exists() else []
 
     def load(self) -> None:
-        """Read every segment into memory (once until `release`)."""
+        """Read every segment into memory (once until `release`). Each segment's vectors
+        are read straight into one table sized for all of them: no second copy."""
         if self._loaded:
             return
         self._loaded = True
-        segments = self._segments()
-        # Sizes first (keys only), then one allocation filled a segment at a time: memory
-        # peaks at the table plus one segment, not at twice the table.
-        sizes = [self._count(path) for path in segments]
-        if self._used == 0 and sum(1 for size in sizes if size) == 1:
-            # The usual case after a compaction: the segment's arrays become the table.
-            segment = self._read(segments[next(i for i, size in enumerate(sizes) if size)])
-            if segment is not None:
-                keys, self._codes, self._scales = segment
-                self._slot = {key: row for row, key in enumerate(keys)}
-                self._used = len(keys)
-            return
-        self._grow(self._used + sum(sizes))
-        for path, size in zip(segments, sizes, strict=True):
-            segment = self._read(path) if size else None
-            if segment is not None:
-                self._store(*segment, pending=False)
+        found = [(path, keys) for path in self._segments() if (keys := self._keys_of(path))]
+        self._grow(self._used + sum(len(keys) for _, keys in found))
+        for path, keys in found:
+            rows = slice(self._used, self._used + len(keys))
+            if not self._read_into(path, self._codes[rows], self._scales[rows]):
+                continue  # unreadable: those texts are embedded again
+            for row, key in enumerate(keys, rows.start):
+                self._slot[key] = row  # a later segment's copy wins (same text, same vector)
+            self._used = rows.stop
 
     @staticmethod
-    def _count(path: Path) -> int:
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                return len(data["keys"])
-        except (OSError, ValueError, KeyError, EOFError):
-            return 0  # unreadable: skipped by _read as well
-
-    def _read(self, path: Path) -> tuple[list[str], np.ndarray, np.ndarray] | None:
+    def _keys_of(path: Path) -> list[str] | None:
         try:
             with np.load(path, allow_pickle=False) as data:
                 raw = data["keys"]
-                keys = (
-                    [k.decode("ascii") for k in raw.tolist()]
-                    if raw.dtype.kind == "S"
-                    else raw.tolist()
-                )
-                del raw
-                if "codes" in data:
-                    codes, scales = data["codes"], data["scales"]
-                else:  # the float16 format of earlier versions
-                    codes, scales = quantise(data["vectors"])
-                    self.old_format = True
-            if (
-                codes.ndim != 2
-                or codes.shape != (len(keys), self.dim)
-                or codes.dtype != np.int8
-                or scales.shape != (len(keys),)
-                or not all(isinstance(k, str) for k in keys)
-            ):
+            if raw.ndim != 1 or raw.dtype.kind not in "SU":
                 return None
-            return keys, codes, scales.astype(np.float32, copy=False)
-        except (OSError, ValueError, KeyError, EOFError, UnicodeDecodeError):
-            return None  # unreadable: those texts are embedded again
+            return (
+                [k.decode("ascii") for k in raw.tolist()] if raw.dtype.kind == "S" else raw.tolist()
+            )
+        except (OSError, ValueError, KeyError, EOFError, UnicodeDecodeError, zipfile.BadZipFile):
+            return None
+
+    def _read_into(self, path: Path, codes: np.ndarray, scales: np.ndarray) -> bool:
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = set(archive.namelist())
+                if "codes.npy" in names:
+                    return _fill(archive, "codes.npy", codes) and _fill(
+                        archive, "scales.npy", scales
+                    )
+            with np.load(path, allow_pickle=False) as data:  # the float16 format
+                vectors = data["vectors"]
+            if vectors.shape != codes.shape:
+                return False
+            codes[...], scales[...] = quantise(vectors)
+            self.old_format = True
+            return True
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            return False
 
     def segment_count(self) -> int:
         return len(self._segments())
@@ -229,20 +220,65 @@ class VectorCache:
             self.load()
         return [k for k in keys if k not in self._slot]
 
+    def take(self, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """Hand the in-memory table over as the matrix for `keys` (all in memory), packed
+        in place rather than copied: row i holds keys[placed[i]]. The cache forgets the
+        table (as `release`)."""
+        self.flush()
+        slots = np.fromiter((self._slot[k] for k in keys), dtype=np.intp, count=len(keys))
+        order = np.argsort(slots, kind="stable")
+        ordered = slots[order]
+        first = np.ones(len(order), bool)
+        first[1:] = ordered[1:] != ordered[:-1]
+        source = ordered[first]  # increasing and distinct, so source[i] >= i
+        shared = ordered[~first]  # keys whose text an earlier key has too: own rows
+        shared_codes, shared_scales = self._codes[shared], self._scales[shared]
+        codes, scales = self._codes, self._scales
+        for start in range(0, len(source), _CHUNK):
+            part = source[start : start + _CHUNK]
+            if part[0] == start and part[-1] == start + len(part) - 1:
+                continue  # already in place (a restart with unchanged entries)
+            # Reads only rows >= start, which no earlier chunk has written.
+            codes[start : start + len(part)] = codes[part]
+            scales[start : start + len(part)] = scales[part]
+        used, total = len(source), len(source) + len(shared)
+        if total <= len(codes):
+            codes[used:total], scales[used:total] = shared_codes, shared_scales
+            codes, scales = codes[:total], scales[:total]
+        else:
+            codes = np.concatenate([codes[:used], shared_codes])
+            scales = np.concatenate([scales[:used], shared_scales])
+        placed = np.concatenate([order[first], order[~first]]).tolist()
+        self.release()
+        return codes, scales, placed
+
     def rows(self, keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Codes and scales of `keys` (all in memory). When `keys` are exactly the table
-        in order (a restart with unchanged entries: segments are written in entry order)
-        the table itself is handed over instead of a copy, so the caller must `release`
-        the cache before anything is stored into it again."""
+        """Codes and scales of `keys` (all in memory), as new arrays."""
         index = np.fromiter((self._slot[k] for k in keys), dtype=np.intp, count=len(keys))
-        if (
-            len(index) == self._used == len(self._codes)
-            and not self._pending
-            and np.array_equal(index, np.arange(len(index)))
-        ):
-            return self._codes, self._scales
         return self._codes[index], self._scales[index]
 
     def put(self, keys: Sequence[str], vectors: np.ndarray) -> None:
         codes, scales = quantise(np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim))
         self._store(keys, codes, scales, pending=True)
+
+
+def _fill(archive: zipfile.ZipFile, name: str, out: np.ndarray) -> bool:
+    """Read the .npy member `name` into `out` (same shape and dtype) without a temporary."""
+    with archive.open(name) as stream:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+        if shape != out.shape or fortran or dtype != out.dtype or not out.flags.c_contiguous:
+            return False
+        view = memoryview(out).cast("B")
+        filled = 0
+        while filled < len(view):
+            # Bounded reads: a zip member's readinto reads into a temporary of the
+            # requested size first.
+            got = stream.readinto(view[filled : filled + _READ_BLOCK])
+            if not got:
+                return False  # truncated
+            filled += got
+        return True
