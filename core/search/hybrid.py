@@ -385,15 +385,19 @@ class SearchService:
             ]
             del known
         need_keys = [keys[i] for i in need]
-        # Texts only for what the model has to embed (100k texts would be ~20 MB).
-        first = {keys[i]: i for i in reversed(need)}
+        first: dict[str, int] = {}  # key -> an entry with that text, built if needed
 
         def text_of(key: str) -> str:
+            # Texts only for what the model has to embed (100k texts would be ~20 MB).
+            if not first:
+                first.update((keys[i], i) for i in reversed(need))
             return embedding_text(entries[first[key]])
 
         if fresh:
             # First sync: the cache's table becomes the matrix, packed in place.
-            embedded = self._embed_missing(list(first), text_of, progress, load=True)
+            embedded = self._embed_missing(
+                list(dict.fromkeys(need_keys)), text_of, progress, load=True
+            )
             codes, scales, placed = self.cache.take(need_keys)
             need = [need[j] for j in placed]
         else:

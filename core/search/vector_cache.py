@@ -94,7 +94,7 @@ class VectorCache:
         try:
             with np.load(path, allow_pickle=False) as data:
                 raw = data["keys"]
-            if raw.ndim != 1 or raw.dtype.kind not in "SU":
+            if not isinstance(raw, np.ndarray) or raw.ndim != 1 or raw.dtype.kind not in "SU":
                 return None
             return (
                 [k.decode("ascii") for k in raw.tolist()] if raw.dtype.kind == "S" else raw.tolist()
@@ -224,6 +224,7 @@ class VectorCache:
         """Hand the in-memory table over as the matrix for `keys` (all in memory), packed
         in place rather than copied: row i holds keys[placed[i]]. The cache forgets the
         table (as `release`)."""
+        self.load()
         self.flush()
         slots = np.fromiter((self._slot[k] for k in keys), dtype=np.intp, count=len(keys))
         order = np.argsort(slots, kind="stable")
