@@ -207,6 +207,9 @@ def similarity_for(services: Any, settings: ConsolidationSettings) -> Similarity
 
 def _vectors(pool: Sequence[Entry], sim: Similarity) -> np.ndarray:
     if sim.vectors and all(e.id in sim.vectors for e in pool):
+        stack = getattr(sim.vectors, "stack", None)  # SearchService.vectors(): one copy
+        if callable(stack):
+            return stack([e.id for e in pool])
         return np.stack([sim.vectors[e.id] for e in pool]).astype(np.float32)
     return sim.embedder.embed([e.search_text() for e in pool]).astype(np.float32)
 

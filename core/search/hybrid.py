@@ -741,6 +741,16 @@ class _VectorView(Mapping[str, np.ndarray]):
     def __len__(self) -> int:
         return len(self._service._row)
 
+    def stack(self, entry_ids: Sequence[str]) -> np.ndarray:
+        """The vectors of `entry_ids` as one float32 matrix, dequantised in bulk (one
+        array, not one per entry)."""
+        service = self._service
+        with service._lock:
+            rows = np.fromiter(
+                (service._row[i] for i in entry_ids), dtype=np.intp, count=len(entry_ids)
+            )
+            return dequantise(service._codes[rows], service._scales[rows])
+
 
 def matched_terms(terms: Sequence[Any], entry: Entry) -> list[str]:
     text = entry.search_text() + "\n" + " ".join(entry.tags)

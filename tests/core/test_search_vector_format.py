@@ -152,3 +152,14 @@ def test_take_hands_over_rows_for_repeated_keys(tmp_path: Path) -> None:
     for row, index in enumerate(placed):
         assert np.allclose(got[row], vectors[keys.index(wanted[index])], atol=4e-3)
     assert len(reopened) == 3  # released, read again from disk on demand
+
+
+def test_vectors_view_stacks_rows_in_bulk(tmp_path: Path) -> None:
+    entries = _entries()
+    service = SearchService(tmp_path, embedder=CountingEmbedder())
+    service.sync(entries)
+    view = service.vectors()
+    assert len(view) == len(entries) and "e3" in view and "nope" not in view
+    matrix = view.stack(["e4", "e1"])
+    assert matrix.dtype == np.float32 and matrix.shape == (2, CountingEmbedder.dim)
+    assert np.allclose(matrix[0], view["e4"]) and np.allclose(matrix[1], view["e1"])
