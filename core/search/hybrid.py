@@ -429,7 +429,7 @@ class SearchService:
         """Embed the texts of `keys` the cache lacks (reading it from disk first when
         `load`); they are written to disk at once. Returns how many were embedded."""
         assert self.embedder is not None and self.cache is not None
-        missing = self.cache.missing(keys, load=load)
+        missing = self.cache.missing(keys, load=load and bool(keys))
         total = len(missing)
         if progress:
             progress(0, total)

@@ -224,6 +224,8 @@ class VectorCache:
         """Hand the in-memory table over as the matrix for `keys` (all in memory), packed
         in place rather than copied: row i holds keys[placed[i]]. The cache forgets the
         table (as `release`)."""
+        if not keys:
+            return np.zeros((0, self.dim), np.int8), np.zeros(0, np.float32), []
         self.load()
         self.flush()
         slots = np.fromiter((self._slot[k] for k in keys), dtype=np.intp, count=len(keys))
