@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -187,7 +187,7 @@ class Similarity:
     """Vectors for a pool of entries, from the search model or lexical hashing."""
 
     embedder: Any
-    vectors: dict[str, np.ndarray] | None = None
+    vectors: Mapping[str, np.ndarray] | None = None
     source: str = "lexical"
 
 
@@ -197,19 +197,27 @@ def similarity_for(services: Any, settings: ConsolidationSettings) -> Similarity
     if settings.similarity == "search" and model is None:
         log.warning("consolidation.similarity = search but no model is loaded: lexical vectors")
     if model is not None and settings.similarity == "search":
-        vectors: dict[str, np.ndarray] = {}
+        vectors: Mapping[str, np.ndarray] = {}
         vector_of = getattr(search, "vector_of", None)
-        if callable(vector_of):
+        if callable(getattr(search, "vectors", None)):
+            # A view that dequantises on access: no float32 copy of every vector.
+            vectors = search.vectors()
+        elif callable(vector_of):
+            found: dict[str, np.ndarray] = {}
             for entry in search._entries.values() if hasattr(search, "_entries") else []:
                 vector = vector_of(entry.id)
                 if vector is not None:
-                    vectors[entry.id] = vector
+                    found[entry.id] = vector
+            vectors = found
         return Similarity(model, vectors, source=f"model {model.name}")
     return Similarity(LexicalEmbedder(), None, source="lexical")
 
 
 def _vectors(pool: Sequence[Entry], sim: Similarity) -> np.ndarray:
     if sim.vectors and all(e.id in sim.vectors for e in pool):
+        stack = getattr(sim.vectors, "stack", None)  # SearchService.vectors(): one copy
+        if callable(stack):
+            return stack([e.id for e in pool])
         return np.stack([sim.vectors[e.id] for e in pool]).astype(np.float32)
     return sim.embedder.embed([e.search_text() for e in pool]).astype(np.float32)
 

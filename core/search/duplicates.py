@@ -140,6 +140,9 @@ def _matrix(
     if len(pool) < 2:
         return None
     if vectors is not None and all(e.id in vectors for e in pool):
+        stack = getattr(vectors, "stack", None)  # SearchService.vectors(): one bulk copy
+        if callable(stack):
+            return stack([e.id for e in pool])
         return np.stack([vectors[e.id] for e in pool]).astype(np.float32)
     if embedder is None:
         return None

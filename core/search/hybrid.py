@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,14 +28,23 @@ from typing import Any
 import numpy as np
 from memdesk.core.entry import Entry
 from memdesk.core.search.embedder import Embedder, load_embedder
+from memdesk.core.search.memory import keep_freed_memory_small, release_free_memory
 from memdesk.core.search.settings import SearchSettings
 from memdesk.core.search.text_index import TextIndex, TextIndexBusy
 from memdesk.core.search.tokenizer import query_terms, tokenize
-from memdesk.core.search.vector_cache import VectorCache, content_key
+from memdesk.core.search.vector_cache import VectorCache, content_key, dequantise
 
 MODES: tuple[str, ...] = ("hybrid", "text", "semantic")
-STATE_VERSION = 1
+# 2: one int per entry (version and content hashed together), was [version, hex str].
+STATE_VERSION = 2
 EMBED_BATCH = 256
+# Fewer texts than this without a vector in memory are embedded rather than reading the
+# whole vector cache from disk for them (reading 100k vectors costs about as much as
+# embedding a dozen texts).
+LOAD_CACHE_AT = 16
+# Rows scored per step: the float32 copy of one chunk stays small (2 MB at 512 dims).
+SCORE_CHUNK = 1024
+_KEY_DTYPE = "S64"  # sha256 hex of the embedded text (vector_cache.content_key)
 # Multiplies the fused score: outdated knowledge stays findable but ranks lower.
 STATUS_WEIGHT: dict[str, float] = {
     "confirmed": 1.0,
@@ -84,11 +93,14 @@ class SyncReport:
     text_index_busy: bool = False  # another process held the writer; retried next sync
 
 
-def fingerprint(entry: Entry) -> str:
-    """Changes whenever anything the indexes hold changes."""
-    data = [entry.search_text(), entry.tags, entry.kind, entry.scope, entry.status]
-    data.append(entry.confidence)
-    return hashlib.sha256(json.dumps(data, ensure_ascii=False).encode()).hexdigest()[:32]
+def fingerprint(entry: Entry) -> int:
+    """Changes whenever the version or anything the indexes hold changes. One 63-bit int:
+    36 bytes per entry in memory, where a [version, hex string] pair took ~140 (14 MB at
+    100k entries)."""
+    data = [entry.version, entry.search_text(), entry.tags, entry.kind, entry.scope]
+    data += [entry.status, entry.confidence]
+    digest = hashlib.sha256(json.dumps(data, ensure_ascii=False).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def embedding_text(entry: Entry) -> str:
@@ -103,6 +115,7 @@ class SearchService:
         *,
         embedder: Embedder | None | object = _LOAD,
     ) -> None:
+        keep_freed_memory_small()
         self.index_dir = Path(index_dir)
         self.index_dir.mkdir(parents=True, exist_ok=True)
         self.settings = (
@@ -129,12 +142,15 @@ class SearchService:
             self.cache = VectorCache(self.index_dir / "vectors" / safe, self.embedder.dim)
         self._lock = threading.RLock()
         self._entries: dict[str, Entry] = {}
-        self._state: dict[str, list[Any]] = {} if self.text.rebuilt else self._load_state()
-        # Vector matrix with spare capacity; rows [0, _n) are live.
+        self._state: dict[str, int] = {} if self.text.rebuilt else self._load_state()
+        # Vector matrix (int8 codes + one scale per row, see vector_cache.quantise) with
+        # spare capacity; rows [0, _n) are live, one per entry.
+        dim = self.embedder.dim if self.embedder else 0
         self._ids: list[str] = []
-        self._row_keys: list[str] = []  # content key of each row's vector
         self._row: dict[str, int] = {}
-        self._matrix = np.zeros((0, self.embedder.dim if self.embedder else 0), np.float32)
+        self._keys = np.zeros(0, _KEY_DTYPE)  # content key of each row's vector
+        self._codes = np.zeros((0, dim), np.int8)
+        self._scales = np.zeros(0, np.float32)
         self._n = 0
         self._executor: ThreadPoolExecutor | None = None
         self._query_vectors: dict[str, np.ndarray] = {}
@@ -159,7 +175,7 @@ class SearchService:
     def _state_log_path(self) -> Path:
         return self.index_dir / "search-state.log"
 
-    def _load_state(self) -> dict[str, list[Any]]:
+    def _load_state(self) -> dict[str, int]:
         """Snapshot plus the log of single updates since (one JSON line each)."""
         try:
             data = json.loads(self._state_path.read_text("utf-8"))
@@ -189,7 +205,7 @@ class SearchService:
         os.replace(tmp, self._state_path)
         self._state_log_path.unlink(missing_ok=True)
 
-    def _log_state(self, entry_id: str, value: list[Any] | None) -> None:
+    def _log_state(self, entry_id: str, value: int | None) -> None:
         """One update without rewriting the whole snapshot (100k entries: ~5 MB)."""
         if not self._state_path.exists():
             self._save_state()
@@ -216,10 +232,13 @@ class SearchService:
                     report.text_index_busy = True
             current = {e.id: e for e in entries}
             changed: list[Entry] = []
+            marks: list[int] = []
             for entry in entries:
                 known = self._state.get(entry.id)
-                if known is None or known != [entry.version, fingerprint(entry)]:
+                mark = fingerprint(entry)
+                if known != mark:
                     changed.append(entry)
+                    marks.append(mark)
                     report.added += known is None
                     report.updated += known is not None
             removed = [i for i in self._state if i not in current]
@@ -232,17 +251,17 @@ class SearchService:
                     # Another process is indexing the same store; it brings the text
                     # index up to date, and the state left as is makes the next sync
                     # retry whatever it did not cover.
-                    changed, removed = [], []
+                    changed, removed, marks = [], [], []
                     report.text_index_busy = True
-                for entry in changed:
-                    self._state[entry.id] = [entry.version, fingerprint(entry)]
+                for entry, mark in zip(changed, marks, strict=True):
+                    self._state[entry.id] = mark
                 for entry_id in removed:
                     del self._state[entry_id]
                 self._save_state()
             self._entries = current
-        report.embedded = self._embed_missing(entries, progress)
-        with self._lock:
-            self._rebuild_matrix(entries)
+        report.embedded = self._sync_vectors(entries, current, progress)
+        del entries, current
+        release_free_memory()  # the writer heap and sync temporaries (a few ms)
         return report
 
     def sync_async(
@@ -297,13 +316,14 @@ class SearchService:
     def update_many(self, entries: Sequence[Entry]) -> None:
         """Like `update` for several entries: one index commit, one embedding batch."""
         with self._lock:
-            changed = [e for e in entries if self._state.get(e.id) != [e.version, fingerprint(e)]]
+            marks = {e.id: fingerprint(e) for e in entries}
+            changed = [e for e in entries if self._state.get(e.id) != marks[e.id]]
             if changed:
                 try:
                     self.text.apply(changed)
                     for entry in changed:
-                        self._state[entry.id] = [entry.version, fingerprint(entry)]
-                        self._log_state(entry.id, self._state[entry.id])
+                        self._state[entry.id] = marks[entry.id]
+                        self._log_state(entry.id, marks[entry.id])
                 except TextIndexBusy:
                     pass  # state unchanged: the next sync indexes them
             for entry in entries:
@@ -311,11 +331,12 @@ class SearchService:
         if self.embedder is None or self.cache is None or not entries:
             return
         texts = [embedding_text(e) for e in entries]
-        vectors = self._vectors_for(texts).copy()
-        self.cache.flush()
+        keys = [content_key(t) for t in texts]
+        codes, scales, _ = self._vectors_for(keys, dict(zip(keys, texts, strict=True)).__getitem__)
         with self._lock:
-            for entry, text, vector in zip(entries, texts, vectors, strict=True):
-                self._set_row(entry.id, content_key(text), vector)
+            for i, entry in enumerate(entries):
+                self._set_row(entry.id, keys[i], codes[i], scales[i])
+            self._save_vectors()
 
     def remove(self, entry_id: str) -> None:
         with self._lock:
@@ -327,96 +348,172 @@ class SearchService:
                 except TextIndexBusy:
                     pass  # state unchanged: the next sync removes it
             self._entries.pop(entry_id, None)
-            row = self._row.pop(entry_id, None)
-            if row is not None and self.cache is not None:  # move the last row into the gap
-                self.cache.detach(self._row_keys[row])
-                last = self._n - 1
-                if row != last:
-                    moved = self._ids[last]
-                    self._matrix[row] = self._matrix[last]
-                    self._ids[row] = moved
-                    self._row_keys[row] = self._row_keys[last]
-                    self._row[moved] = row
-                    self.cache.bind(self._row_keys[row], self._matrix[row])
-                self._ids.pop()
-                self._row_keys.pop()
-                self._n -= 1
+            self._drop_row(entry_id)
+
+    def _drop_row(self, entry_id: str) -> None:
+        """Move the last row into the gap (the vector itself stays in the disk cache)."""
+        row = self._row.pop(entry_id, None)
+        if row is None:
+            return
+        last = self._n - 1
+        if row != last:
+            moved = self._ids[last]
+            self._codes[row] = self._codes[last]
+            self._scales[row] = self._scales[last]
+            self._keys[row] = self._keys[last]
+            self._ids[row] = moved
+            self._row[moved] = row
+        self._ids.pop()
+        self._n -= 1
 
     # -- vectors -----------------------------------------------------------------
-    def _embed_missing(self, entries: Sequence[Entry], progress: Progress | None) -> int:
+    def _sync_vectors(
+        self, entries: Sequence[Entry], current: Mapping[str, Entry], progress: Progress | None
+    ) -> int:
+        """Give every entry its text's vector (cache, else the model) and drop the rows
+        of entries that are gone. Returns how many texts were embedded."""
         if self.embedder is None or self.cache is None:
             return 0
-        texts: dict[str, str] = {}
-        for entry in entries:
-            text = embedding_text(entry)
-            texts.setdefault(content_key(text), text)
-        missing = self.cache.missing(texts)
+        keys = [content_key(embedding_text(e)) for e in entries]
+        with self._lock:
+            fresh = self._n == 0
+            known = self._keys[: self._n].tolist()
+            need = [
+                i
+                for i, entry in enumerate(entries)
+                if (row := self._row.get(entry.id)) is None or known[row] != keys[i].encode()
+            ]
+            del known
+        need_keys = [keys[i] for i in need]
+        first: dict[str, int] = {}  # key -> an entry with that text, built if needed
+
+        def text_of(key: str) -> str:
+            # Texts only for what the model has to embed (100k texts would be ~20 MB).
+            if not first:
+                first.update((keys[i], i) for i in reversed(need))
+            return embedding_text(entries[first[key]])
+
+        if fresh:
+            # First sync: the cache's table becomes the matrix, packed in place.
+            embedded = self._embed_missing(
+                list(dict.fromkeys(need_keys)), text_of, progress, load=True
+            )
+            codes, scales, placed = self.cache.take(need_keys)
+            need = [need[j] for j in placed]
+        else:
+            codes, scales, embedded = self._vectors_for(need_keys, text_of, progress=progress)
+        del need_keys
+        with self._lock:
+            if fresh and self._n == 0:
+                self._ids = [entries[i].id for i in need]
+                self._row = {entry_id: row for row, entry_id in enumerate(self._ids)}
+                self._keys = np.array([keys[i] for i in need], dtype=_KEY_DTYPE)
+                self._codes, self._scales = codes, scales
+                self._n = len(need)
+            else:
+                for gone in [i for i in self._ids if i not in current]:
+                    self._drop_row(gone)
+                for n, i in enumerate(need):
+                    self._set_row(entries[i].id, keys[i], codes[n], scales[n])
+            self._save_vectors()
+        return embedded
+
+    def _embed_missing(
+        self,
+        keys: Sequence[str],
+        text_of: Callable[[str], str],
+        progress: Progress | None,
+        *,
+        load: bool,
+    ) -> int:
+        """Embed the texts of `keys` the cache lacks (reading it from disk first when
+        `load`); they are written to disk at once. Returns how many were embedded."""
+        assert self.embedder is not None and self.cache is not None
+        missing = self.cache.missing(keys, load=load and bool(keys))
         total = len(missing)
         if progress:
             progress(0, total)
         for start in range(0, total, EMBED_BATCH):
-            keys = missing[start : start + EMBED_BATCH]
-            vectors = self.embedder.embed([texts[k] for k in keys])
-            self.cache.put(keys, vectors)
+            batch = missing[start : start + EMBED_BATCH]
+            self.cache.put(batch, self.embedder.embed([text_of(k) for k in batch]))
             if progress:
                 progress(min(start + EMBED_BATCH, total), total)
-        self.cache.flush(keep=set(texts))
+        self.cache.flush()
         return total
 
-    def _vectors_for(self, texts: Sequence[str]) -> np.ndarray:
+    def _vectors_for(
+        self,
+        keys: Sequence[str],
+        text_of: Callable[[str], str],
+        *,
+        progress: Progress | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Codes and scales for `keys` (`text_of(key)` is the text): from the matrix, the
+        cache, else the model. Returns them with the number of texts embedded."""
         assert self.embedder is not None and self.cache is not None
-        keys = [content_key(t) for t in texts]
-        missing = [k for k in dict.fromkeys(keys) if k not in self.cache]
-        if missing:
-            by_key = dict(zip(keys, texts, strict=True))
-            self.cache.put(missing, self.embedder.embed([by_key[k] for k in missing]))
-        return np.stack([self.cache.get(k) for k in keys])
+        unique = list(dict.fromkeys(keys))
+        with self._lock:
+            own_rows = self._rows_holding(unique)
+            own_codes = self._codes[list(own_rows.values())]
+            own_scales = self._scales[list(own_rows.values())]
+        own = {key: n for n, key in enumerate(own_rows)}
+        rest = [k for k in unique if k not in own]
+        # Many changed texts read the disk cache; a few are embedded.
+        load = len(rest) >= LOAD_CACHE_AT
+        embedded = self._embed_missing(rest, text_of, progress, load=load)
+        codes = np.empty((len(keys), self.embedder.dim), np.int8)
+        scales = np.empty(len(keys), np.float32)
+        from_cache = [n for n, k in enumerate(keys) if k not in own]
+        if from_cache:
+            codes[from_cache], scales[from_cache] = self.cache.rows([keys[n] for n in from_cache])
+        for n, key in enumerate(keys):
+            if key in own:
+                codes[n], scales[n] = own_codes[own[key]], own_scales[own[key]]
+        return codes, scales, embedded
 
-    def _rebuild_matrix(self, entries: Sequence[Entry]) -> None:
-        if self.embedder is None or self.cache is None:
-            return
-        keyed = [(e.id, content_key(embedding_text(e))) for e in entries]
-        rows = [(i, k, v) for i, k in keyed if (v := self.cache.get(k)) is not None]
-        self._ids = [i for i, _, _ in rows]
-        self._row_keys = [k for _, k, _ in rows]
-        self._row = {i: n for n, i in enumerate(self._ids)}
-        self._n = len(rows)
-        self._matrix = (
-            np.stack([v for _, _, v in rows], dtype=np.float32)
-            if rows
-            else np.zeros((0, self.embedder.dim), np.float32)
-        )
-        self._adopt()
+    def _rows_holding(self, keys: Sequence[str]) -> dict[str, int]:
+        """key -> a live row holding its vector, for those of `keys` the matrix has."""
+        if not keys or self._n == 0:
+            return {}
+        live = self._keys[: self._n]
+        if len(keys) <= 8:  # a few updates: scanning beats building a 100k-key dict
+            found = {}
+            for key in keys:
+                rows = np.flatnonzero(live == key.encode())
+                if len(rows):
+                    found[key] = int(rows[0])
+            return found
+        wanted = set(keys)
+        return {k: row for row, b in enumerate(live.tolist()) if (k := b.decode()) in wanted}
 
-    def _adopt(self) -> None:
-        """One copy of the vectors in memory: the cache keeps views into the matrix."""
+    def _save_vectors(self) -> None:
+        """Write new vectors to disk, compact the segments when due, and forget the
+        cache's in-memory table (the matrix holds every live vector)."""
         assert self.cache is not None
-        self.cache.adopt(self._row_keys[: self._n], self._matrix)
+        if self.cache.needs_compaction:
+            live = [k.decode() for k in self._keys[: self._n].tolist()]
+            self.cache.compact(live, self._codes[: self._n], self._scales[: self._n])
+        self.cache.release()
 
-    def _set_row(self, entry_id: str, key: str, vector: np.ndarray) -> None:
-        assert self.cache is not None
+    def _set_row(self, entry_id: str, key: str, code: np.ndarray, scale: float) -> None:
         row = self._row.get(entry_id)
-        grown = False
         if row is None:
-            if self._n == self._matrix.shape[0]:  # grow by half: amortised O(1) appends
+            if self._n == len(self._codes):  # grow by half: amortised O(1) appends
                 size = max(16, self._n + self._n // 2)
-                bigger = np.zeros((size, self._matrix.shape[1]), np.float32)
-                bigger[: self._n] = self._matrix[: self._n]
-                self._matrix = bigger
-                grown = True
+                codes = np.zeros((size, self._codes.shape[1]), np.int8)
+                scales = np.zeros(size, np.float32)
+                keys = np.zeros(size, _KEY_DTYPE)
+                codes[: self._n] = self._codes[: self._n]
+                scales[: self._n] = self._scales[: self._n]
+                keys[: self._n] = self._keys[: self._n]
+                self._codes, self._scales, self._keys = codes, scales, keys
             row = self._n
             self._n += 1
             self._ids.append(entry_id)
-            self._row_keys.append(key)
             self._row[entry_id] = row
-        else:
-            self.cache.detach(self._row_keys[row])  # the old text's vector stays valid
-            self._row_keys[row] = key
-        self._matrix[row] = vector
-        if grown:
-            self._adopt()
-        else:
-            self.cache.bind(key, self._matrix[row])
+        self._keys[row] = key.encode()
+        self._codes[row] = code
+        self._scales[row] = scale
 
     def embed_query(self, query: str) -> np.ndarray:
         assert self.embedder is not None
@@ -429,8 +526,14 @@ class SearchService:
         return vector
 
     def vector_of(self, entry_id: str) -> np.ndarray | None:
-        row = self._row.get(entry_id)
-        return None if row is None else self._matrix[row]
+        """The entry's vector (float32, a new array) or None."""
+        with self._lock:
+            row = self._row.get(entry_id)
+            return None if row is None else dequantise(self._codes[row], self._scales[row])
+
+    def vectors(self) -> Mapping[str, np.ndarray]:
+        """Every entry's vector by id, dequantised on access (no float32 copy of all)."""
+        return _VectorView(self)
 
     def duplicates(self, entries: Sequence[Entry] | None = None) -> list[Any]:
         """Exact / near / contradiction pairs (see duplicates.py), from cached vectors."""
@@ -498,15 +601,13 @@ class SearchService:
         query_vector = self.embed_query(query)
         with self._lock:
             n = self._n
-            matrix = self._matrix[:n]
+            codes = self._codes[:n]
+            scales = self._scales[:n]
             ids = self._ids[:n]
             entries = self._entries
         if n == 0:
             return []
-        # einsum runs one thread: a matrix-vector product is memory-bound, and BLAS
-        # threads only contend with the rest of the machine (measured 4-30x slower
-        # under load in bench/search_speed.py).
-        scores = np.einsum("ij,j->i", matrix, query_vector)
+        scores = _cosines(codes, scales, query_vector)
         active = {k: set(v) for k, v in filters.items() if v}
         if active:
             mask = np.fromiter(
@@ -602,6 +703,55 @@ class SearchService:
         return hits
 
 
+def _cosines(codes: np.ndarray, scales: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """codes @ query * scales, a chunk of rows at a time in float32: no float32 copy of
+    the whole matrix. einsum runs one thread: a matrix-vector product is memory-bound,
+    and BLAS threads only contend with the rest of the machine (measured 4-30x slower
+    under load in bench/search_speed.py)."""
+    query = np.asarray(query, np.float32)
+    scores = np.empty(len(codes), np.float32)
+    buffer = np.empty((min(SCORE_CHUNK, len(codes)), codes.shape[1]), np.float32)
+    for start in range(0, len(codes), SCORE_CHUNK):
+        chunk = codes[start : start + SCORE_CHUNK]
+        block = buffer[: len(chunk)]
+        block[...] = chunk
+        np.einsum("ij,j->i", block, query, out=scores[start : start + len(chunk)])
+    scores *= scales
+    return scores
+
+
+class _VectorView(Mapping[str, np.ndarray]):
+    """Read-only id -> vector view of a SearchService (see SearchService.vectors)."""
+
+    def __init__(self, service: SearchService) -> None:
+        self._service = service
+
+    def __getitem__(self, entry_id: str) -> np.ndarray:
+        vector = self._service.vector_of(entry_id)
+        if vector is None:
+            raise KeyError(entry_id)
+        return vector
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._service._row
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._service._row))
+
+    def __len__(self) -> int:
+        return len(self._service._row)
+
+    def stack(self, entry_ids: Sequence[str]) -> np.ndarray:
+        """The vectors of `entry_ids` as one float32 matrix, dequantised in bulk (one
+        array, not one per entry)."""
+        service = self._service
+        with service._lock:
+            rows = np.fromiter(
+                (service._row[i] for i in entry_ids), dtype=np.intp, count=len(entry_ids)
+            )
+            return dequantise(service._codes[rows], service._scales[rows])
+
+
 def matched_terms(terms: Sequence[Any], entry: Entry) -> list[str]:
     text = entry.search_text() + "\n" + " ".join(entry.tags)
     tokens = set(tokenize(text))
@@ -635,5 +785,6 @@ def service_duplicates(service: SearchService, entries: Sequence[Entry] | None =
     from memdesk.core.search.duplicates import find_duplicates
 
     pool = list(entries if entries is not None else service._entries.values())
-    vectors = {e.id: v for e in pool if (v := service.vector_of(e.id)) is not None}
-    return find_duplicates(pool, service.embedder, vectors=vectors, settings=service.settings)
+    return find_duplicates(
+        pool, service.embedder, vectors=service.vectors(), settings=service.settings
+    )
