@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -432,9 +432,12 @@ class SearchService:
         row = self._row.get(entry_id)
         return None if row is None else self._matrix[row]
 
-    def duplicates(self, entries: Sequence[Entry] | None = None) -> list[Any]:
-        """Exact / near / contradiction pairs (see duplicates.py), from cached vectors."""
-        return service_duplicates(self, entries)
+    def duplicates(
+        self, entries: Sequence[Entry] | None = None, focus: Collection[str] | None = None
+    ) -> list[Any]:
+        """Exact / near / contradiction pairs (see duplicates.py), from cached vectors;
+        `focus`: only pairs touching these ids."""
+        return service_duplicates(self, entries, focus)
 
     # -- searching ---------------------------------------------------------------
     def search(
@@ -630,10 +633,16 @@ def _reason(hit: Hit, entry: Entry) -> str:
     return "; ".join(parts)
 
 
-def service_duplicates(service: SearchService, entries: Sequence[Entry] | None = None):
+def service_duplicates(
+    service: SearchService,
+    entries: Sequence[Entry] | None = None,
+    focus: Collection[str] | None = None,
+):
     """Duplicates among the service's entries, reusing its cached vectors."""
     from memdesk.core.search.duplicates import find_duplicates
 
     pool = list(entries if entries is not None else service._entries.values())
     vectors = {e.id: v for e in pool if (v := service.vector_of(e.id)) is not None}
-    return find_duplicates(pool, service.embedder, vectors=vectors, settings=service.settings)
+    return find_duplicates(
+        pool, service.embedder, vectors=vectors, settings=service.settings, focus=focus
+    )
