@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import os
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,6 +142,10 @@ class Store:
         self.journal = Journal(self.meta_dir / "journal.jsonl")
         self.memory_file = MemoryFile(self.root, self.meta_dir)
         self._files: dict[str, tuple[int, int, Entry | Problem]] = {}
+        # How many cached entries have each summary hash, and which hash each file was
+        # counted under: `known_hashes` (every ingest of MEMORY.md) without hashing all.
+        self._hash_count: Counter[str] = Counter()
+        self._file_hash: dict[str, str] = {}
         self._listeners: list[Callable[[Change], None]] = []
         self._batch: _Batch | None = None
         self.auto_render = True
@@ -204,6 +209,8 @@ class Store:
                 fsync_dir(self.entries_dir)
             self.pending_path.unlink(missing_ok=True)
             self._files.clear()
+            self._hash_count.clear()
+            self._file_hash.clear()
 
     # -- settings ----------------------------------------------------------------
     @property
@@ -248,7 +255,7 @@ class Store:
             self._cached_read(name, st)
         if len(seen) != len(files):
             for name in set(files) - seen:
-                del files[name]
+                self._keep(name, None)
 
     def _cached_read(self, name: str, st: os.stat_result | None) -> Entry | Problem:
         """The file's entry (or problem), read again only when the file changed. Takes
@@ -258,8 +265,26 @@ class Store:
         if cached and cached[:2] == key and st is not None:
             return cached[2]
         item = read_entry_file(self.entries_dir / name, self.root)
-        self._files[name] = (*key, item)
+        self._keep(name, (*key, item))
         return item
+
+    def _keep(self, name: str, record: tuple[int, int, Entry | Problem] | None) -> None:
+        """Cache what a file holds (None: it is gone), keeping the hash counts right."""
+        counted = self._file_hash.pop(name, None)
+        if counted is not None:
+            left = self._hash_count[counted] - 1
+            if left:
+                self._hash_count[counted] = left
+            else:
+                del self._hash_count[counted]
+        if record is None:
+            self._files.pop(name, None)
+            return
+        self._files[name] = record
+        if isinstance(record[2], Entry):
+            digest = record[2].text_hash
+            self._file_hash[name] = digest
+            self._hash_count[digest] += 1
 
     def entries(self) -> list[Entry]:
         return sorted(self._current(), key=lambda e: (e.created, e.id))
@@ -314,7 +339,11 @@ class Store:
 
     def known_hashes(self) -> set[str]:
         """Hashes of every summary the store holds or has rejected/deleted/merged away."""
-        hashes = {e.text_hash for e in self._current()}
+        if self._batch:
+            hashes = {e.text_hash for e in self._current()}
+        else:
+            self._scan()
+            hashes = set(self._hash_count)
         for record in self.journal.records():
             # "merge": a candidate folded into another entry must not come back from
             # MEMORY.md as a new candidate on the next render.
@@ -411,7 +440,7 @@ class Store:
                 write_entry_file(path, op.after, durable=one_by_one)
                 with contextlib.suppress(OSError):  # we know what we wrote: no re-read
                     st = path.stat()
-                    self._files[path.name] = (*_file_key(st), op.after.copy())
+                    self._keep(path.name, (*_file_key(st), op.after.copy()))
         if one_by_one:
             fsync_dir(self.entries_dir)
         else:

@@ -168,6 +168,37 @@ def test_known_hashes_remember_rejected_text(store: Store) -> None:
     assert entry.text_hash in store.known_hashes()
 
 
+def test_known_hashes_follow_every_change_to_the_entries(store: Store) -> None:
+    """Kept as counts per hash between calls: they must match a fresh read after our
+    own writes, another process's writes, a file edited in place and a file removed."""
+    from memdesk.core.entry_files import entry_to_toml
+
+    def fresh() -> set[str]:
+        hashes = {e.text_hash for e in Store.open(store.root).entries()}
+        return hashes | {Entry(summary="Remember: ship on Fridays").text_hash}
+
+    twin_a = store.add(Entry(summary="Use pnpm for installs"))
+    twin_b = store.add(Entry(summary="use PNPM for installs"))  # same hash as twin_a
+    gone = store.add(Entry(summary="Remember: ship on Fridays"))
+    store.reject([gone.id])
+    assert store.known_hashes() == fresh()
+    store.edit(twin_a.id, {"summary": "Use npm for installs"})
+    assert twin_b.text_hash in store.known_hashes()  # the other twin still holds it
+    assert store.known_hashes() == fresh()
+    Store.open(store.root).add(Entry(summary="Added by another process"))
+    assert store.known_hashes() == fresh()
+    path = store.entries_dir / f"{twin_b.id}.toml"
+    edited = Store.open(store.root).get(twin_b.id)
+    edited.summary = "Edited in place by a person"
+    with path.open("r+b") as handle:  # same inode: only mtime and size tell
+        handle.truncate(0)
+        handle.write(entry_to_toml(edited))
+    assert store.known_hashes() == fresh()
+    assert twin_b.text_hash not in store.known_hashes()
+    path.unlink()
+    assert store.known_hashes() == fresh()
+
+
 def test_due_to_expire(store: Store) -> None:
     import datetime as dt
 
