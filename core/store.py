@@ -344,10 +344,10 @@ class Store:
         else:
             self._scan()
             hashes = set(self._hash_count)
-        for record in self.journal.records():
-            # "merge": a candidate folded into another entry must not come back from
-            # MEMORY.md as a new candidate on the next render.
-            if record.op in ("reject", "delete", "merge") and record.before:
+        # "merge": a candidate folded into another entry must not come back from
+        # MEMORY.md as a new candidate on the next render.
+        for record in self.journal.records_of(("reject", "delete", "merge")):
+            if record.before:
                 hashes.add(text_hash(record.before.get("summary", "")))
         return hashes
 

@@ -199,6 +199,38 @@ def test_known_hashes_follow_every_change_to_the_entries(store: Store) -> None:
     assert store.known_hashes() == fresh()
 
 
+def test_journal_records_of_some_ops_match_a_full_read(store: Store) -> None:
+    """`records_of` skips parsing lines without the ops' names and reads only the new
+    tail each time; it must give what filtering a full read gives."""
+    from memdesk.core.journal import Journal
+
+    ops = ("reject", "delete", "merge")
+    kept = Journal(store.journal.path)  # one reader across the changes, as a Store keeps
+
+    def full() -> list[tuple[str, str, int | None]]:
+        records = Journal(store.journal.path).records()
+        return [(r.op, r.entry_id, r.version_before) for r in records if r.op in ops]
+
+    def incremental() -> list[tuple[str, str, int | None]]:
+        return [(r.op, r.entry_id, r.version_before) for r in kept.records_of(ops)]
+
+    a = store.add(Entry(summary="Remember to reject this"))
+    b = store.add(Entry(summary="A note that says merge, delete and reject in words"))
+    c = store.add(Entry(summary="Folded into another one"))
+    assert incremental() == full() == []  # the words in a summary are not an op
+    store.reject([a.id])
+    assert incremental() == full() and len(full()) == 1
+    store.merge_into(c.id, b.id)
+    store.delete([b.id])
+    assert incremental() == full() and {op for op, _, _ in full()} == set(ops)
+    # Replaced by a shorter journal (another inode): read again from the start.
+    lines = store.journal.path.read_text("utf-8").splitlines(keepends=True)
+    replacement = store.journal.path.with_name("journal.new")
+    replacement.write_text("".join(lines[:4]), "utf-8")
+    replacement.replace(store.journal.path)
+    assert incremental() == full() and len(full()) == 1
+
+
 def test_due_to_expire(store: Store) -> None:
     import datetime as dt
 
