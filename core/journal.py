@@ -162,12 +162,19 @@ class Journal:
                 handle.seek(offset)
                 data = handle.read()
             end = data.rfind(b"\n") + 1  # a half-appended last line waits for its newline
-            needles = [op.encode("utf-8") for op in wanted]
-            for raw in data[:end].splitlines():
-                if not any(needle in raw for needle in needles):
-                    continue  # the op's name is not even in the line
+            # Find the ops' names in the whole buffer (fast) and parse just those lines,
+            # instead of splitting megabytes into lines first.
+            lines: set[tuple[int, int]] = set()
+            for needle in (op.encode("utf-8") for op in wanted):
+                hit = data.find(needle, 0, end)
+                while hit >= 0:
+                    start = data.rfind(b"\n", 0, hit) + 1
+                    stop = data.find(b"\n", hit, end)
+                    lines.add((start, stop))
+                    hit = data.find(needle, stop, end)
+            for start, stop in sorted(lines):
                 try:
-                    record = JournalRecord.from_json(raw.decode("utf-8"))
+                    record = JournalRecord.from_json(data[start:stop].decode("utf-8"))
                 except (ValueError, TypeError):
                     continue
                 if record.op in wanted:
