@@ -356,6 +356,9 @@ class MemdeskApp(App[int]):
         self.call_from_thread(self._after_ingest, fresh, bool(changes.entries))
 
     def _after_ingest(self, fresh: list[Any], entries_changed: bool) -> None:
+        # The store's StoreChanged message may still be queued behind this call: name
+        # the new entries here too, so this refresh already shows them.
+        self.services.invalidate(e.id for e in fresh if getattr(e, "id", None))
         if fresh:
             n = len(fresh)
             first = fresh[0].summary if hasattr(fresh[0], "summary") else ""
