@@ -19,10 +19,31 @@ from memdesk.core.search.duplicates import find_duplicates
 from memdesk.core.search.settings import SearchSettings
 from search_fakes import CountingEmbedder
 
-WORDS = (
-    "pnpm npm cargo nextest web ui build tests port 8080 8000 api dev lockfile "
-    "workspace docker compose deploy friday release python uv pytest"
-).split()
+WORDS = [
+    "pnpm",
+    "npm",
+    "cargo",
+    "nextest",
+    "web",
+    "ui",
+    "build",
+    "tests",
+    "port",
+    "8080",
+    "8000",
+    "api",
+    "dev",
+    "lockfile",
+    "workspace",
+    "docker",
+    "compose",
+    "deploy",
+    "friday",
+    "release",
+    "python",
+    "uv",
+    "pytest",
+]
 CUES = ("switched to", "not", "instead of", "")
 START = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
