@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import os
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,6 +142,10 @@ class Store:
         self.journal = Journal(self.meta_dir / "journal.jsonl")
         self.memory_file = MemoryFile(self.root, self.meta_dir)
         self._files: dict[str, tuple[int, int, Entry | Problem]] = {}
+        # How many cached entries have each summary hash, and which hash each file was
+        # counted under: `known_hashes` (every ingest of MEMORY.md) without hashing all.
+        self._hash_count: Counter[str] = Counter()
+        self._file_hash: dict[str, str] = {}
         self._listeners: list[Callable[[Change], None]] = []
         self._batch: _Batch | None = None
         self.auto_render = True
@@ -204,6 +209,8 @@ class Store:
                 fsync_dir(self.entries_dir)
             self.pending_path.unlink(missing_ok=True)
             self._files.clear()
+            self._hash_count.clear()
+            self._file_hash.clear()
 
     # -- settings ----------------------------------------------------------------
     @property
@@ -221,35 +228,69 @@ class Store:
         return self.entries_dir / f"{entry_id}.toml"
 
     def _scan(self) -> None:
-        """Refresh the in-memory view; only files whose inode, mtime or size changed are read."""
+        """Refresh the in-memory view; only files whose inode, mtime or size changed are read.
+
+        Every entry file is stat'ed (another process may have rewritten any of them), so
+        the loop is kept lean: at 10k files it is what an ingest of MEMORY.md waits for."""
         seen: set[str] = set()
+        files = self._files
         try:
-            children = list(os.scandir(self.entries_dir))
+            with os.scandir(self.entries_dir) as scan:
+                children = list(scan)
         except FileNotFoundError:
             children = []
         for child in children:
-            if not child.name.endswith(".toml") or child.name.startswith("."):
+            name = child.name
+            if not name.endswith(".toml") or name.startswith("."):
                 continue
-            seen.add(child.name)
+            seen.add(name)
             try:
                 st = child.stat(follow_symlinks=True)
             except OSError:
                 st = None
-            self._cached_read(Path(child.path), st)
-        for name in set(self._files) - seen:
-            del self._files[name]
+            else:
+                cached = files.get(name)
+                if cached is not None and cached[:2] == _file_key(st):
+                    continue  # unchanged: the common case
+            self._cached_read(name, st)
+        if len(seen) != len(files):
+            for name in set(files) - seen:
+                self._keep(name, None)
 
-    def _cached_read(self, path: Path, st: os.stat_result | None) -> Entry | Problem:
-        """The file's entry (or problem), read again only when the file changed."""
+    def _cached_read(self, name: str, st: os.stat_result | None) -> Entry | Problem:
+        """The file's entry (or problem), read again only when the file changed. Takes
+        the file name: building a Path per file costs as much as its stat at 10k files."""
         key = _file_key(st) if st is not None else (-1, -1)
-        cached = self._files.get(path.name)
+        cached = self._files.get(name)
         if cached and cached[:2] == key and st is not None:
             return cached[2]
-        item = read_entry_file(path, self.root)
-        self._files[path.name] = (*key, item)
+        item = read_entry_file(self.entries_dir / name, self.root)
+        self._keep(name, (*key, item))
         return item
 
+    def _keep(self, name: str, record: tuple[int, int, Entry | Problem] | None) -> None:
+        """Cache what a file holds (None: it is gone), keeping the hash counts right."""
+        counted = self._file_hash.pop(name, None)
+        if counted is not None:
+            left = self._hash_count[counted] - 1
+            if left:
+                self._hash_count[counted] = left
+            else:
+                del self._hash_count[counted]
+        if record is None:
+            self._files.pop(name, None)
+            return
+        self._files[name] = record
+        if isinstance(record[2], Entry):
+            digest = record[2].text_hash
+            self._file_hash[name] = digest
+            self._hash_count[digest] += 1
+
     def entries(self) -> list[Entry]:
+        return sorted(self._current(), key=lambda e: (e.created, e.id))
+
+    def _current(self) -> list[Entry]:
+        """Every entry, in no particular order (callers that only look skip the sort)."""
         self._scan()
         found = [item for _, _, item in self._files.values() if isinstance(item, Entry)]
         if self._batch:
@@ -260,7 +301,7 @@ class Store:
                 else:
                     by_id[entry_id] = entry
             found = list(by_id.values())
-        return sorted(found, key=lambda e: (e.created, e.id))
+        return found
 
     @property
     def problems(self) -> list[Problem]:
@@ -282,7 +323,7 @@ class Store:
             st = path.stat()
         except OSError:
             return None
-        item = self._cached_read(path, st)
+        item = self._cached_read(path.name, st)
         return item if isinstance(item, Entry) else None
 
     def resolve_id(self, prefix: str) -> str:
@@ -298,11 +339,15 @@ class Store:
 
     def known_hashes(self) -> set[str]:
         """Hashes of every summary the store holds or has rejected/deleted/merged away."""
-        hashes = {e.text_hash for e in self.entries()}
-        for record in self.journal.records():
-            # "merge": a candidate folded into another entry must not come back from
-            # MEMORY.md as a new candidate on the next render.
-            if record.op in ("reject", "delete", "merge") and record.before:
+        if self._batch:
+            hashes = {e.text_hash for e in self._current()}
+        else:
+            self._scan()
+            hashes = set(self._hash_count)
+        # "merge": a candidate folded into another entry must not come back from
+        # MEMORY.md as a new candidate on the next render.
+        for record in self.journal.records_of(("reject", "delete", "merge")):
+            if record.before:
                 hashes.add(text_hash(record.before.get("summary", "")))
         return hashes
 
@@ -395,7 +440,7 @@ class Store:
                 write_entry_file(path, op.after, durable=one_by_one)
                 with contextlib.suppress(OSError):  # we know what we wrote: no re-read
                     st = path.stat()
-                    self._files[path.name] = (*_file_key(st), op.after.copy())
+                    self._keep(path.name, (*_file_key(st), op.after.copy()))
         if one_by_one:
             fsync_dir(self.entries_dir)
         else:

@@ -8,6 +8,7 @@ a worker, and until it is done `search_ids` falls back to a plain substring filt
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -44,6 +45,13 @@ class Services:
     _generation: int = field(default=0, repr=False)  # bumped by every invalidate
     _sorted: tuple[int, list[Entry]] | None = field(default=None, repr=False)
     _marker_ids: set[str] | None = field(default=None, repr=False)
+    # Counts of the entries in one sorted list on one day (every refresh asks for them;
+    # after a small change they are moved on by what changed, not counted again).
+    _tally: tuple[list[Entry], dt.date, dict[str, int]] | None = field(default=None, repr=False)
+    # The queue's pairs, kept between changes (only pairs touching changed entries are
+    # found again); its own lock: the sync worker and the refresh path both ask.
+    _pairs: Any = field(default=None, repr=False)
+    _pairs_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- store access --------------------------------------------------------------
     @property
@@ -62,6 +70,9 @@ class Services:
             return ready[1]
         with self.lock:
             generation = self._generation  # read first: a later invalidate re-dirties
+            # The last sorted list matches the cache but for the dirty ids (only this
+            # method changes the cache, under the lock), unless the cache starts over.
+            previous = self._sorted[1] if self._sorted is not None else None
             if self._cache is None:
                 import time
 
@@ -69,14 +80,31 @@ class Services:
                 self._dirty.clear()
                 self._cache = {e.id: e for e in self.store.entries()}
                 self.timings["load"] = time.perf_counter() - t0
+                previous = None
+            reread: dict[str, Entry | None] = {}  # id -> the entry before
             while self._dirty:
                 entry_id = self._dirty.pop()
+                reread.setdefault(entry_id, self._cache.get(entry_id))
                 entry = self.store.find(entry_id)
                 if entry is None:
                     self._cache.pop(entry_id, None)
                 else:
                     self._cache[entry_id] = entry
-            ordered = sorted(self._cache.values(), key=lambda e: (e.created, e.id))
+            if previous is not None and len(reread) <= 64:
+                # A few entries changed: move just those (sorting 10k costs more).
+                ordered = [e for e in previous if e.id not in reread]
+                for entry_id in reread:
+                    if entry_id in self._cache:
+                        bisect.insort(ordered, self._cache[entry_id], key=_arrival)
+                tally = self._tally
+                if tally is not None and tally[0] is previous:
+                    moved = dict(tally[2])
+                    for entry_id, before in reread.items():
+                        _tally_add(moved, before, tally[1], -1)
+                        _tally_add(moved, self._cache.get(entry_id), tally[1], 1)
+                    self._tally = (ordered, tally[1], moved)
+            else:
+                ordered = sorted(self._cache.values(), key=_arrival)
             self._sorted = (generation, ordered)
             return ordered
 
@@ -127,16 +155,15 @@ class Services:
     def counts(self) -> dict[str, int]:
         entries = self.entries()
         today = self.today()
-        return {
-            "entries": len(entries),
-            "candidates": sum(1 for e in entries if e.status == "candidate"),
-            "conflicts": self.conflict_count(),
-            "due": sum(
-                1
-                for e in entries
-                if e.status in ("candidate", "confirmed") and e.is_past_valid_until(today)
-            ),
-        }
+        tally = self._tally
+        if tally is not None and tally[0] is entries and tally[1] == today:
+            counted = tally[2]
+        else:
+            counted = {"entries": 0, "candidates": 0, "due": 0}
+            for entry in entries:
+                _tally_add(counted, entry, today, 1)
+            self._tally = (entries, today, counted)
+        return {**counted, "conflicts": self.conflict_count()}
 
     # -- search --------------------------------------------------------------------
     @property
@@ -165,20 +192,35 @@ class Services:
         self.refresh_duplicates()
         return service
 
-    def sync_search(self) -> None:
+    def sync_search(self) -> bool:
         """Bring the index up to date after a change (cheap: only changed entries),
-        then the duplicate / contradiction flags."""
-        if self.search is not None:
-            self.search.sync(self.entries())
-        self.refresh_duplicates()
-
-    def refresh_duplicates(self) -> None:
-        """The same pairs the conflict screen lists (word overlap until the model is up)."""
-        from memdesk.core.conflicts import open_pairs
-
+        then the duplicate / contradiction flags; True when the flags changed."""
         entries = self.entries()
-        candidates = {e.id for e in entries if e.status == "candidate"}
-        self.duplicates = open_pairs(entries, self.store.meta_dir, self.search, focus=candidates)
+        if self.search is not None:
+            self.search.sync(entries)
+        return self.refresh_duplicates(entries)
+
+    @property
+    def flags_ready(self) -> bool:
+        """The queue's pairs were found once (later calls only look at changes)."""
+        return self._pairs is not None
+
+    def refresh_duplicates(self, entries: Sequence[Entry] | None = None) -> bool:
+        """The same pairs the conflict screen lists (word overlap until the model is up),
+        touching a candidate; only pairs of entries that changed since the last call are
+        looked for again. With the model, call it after the index has the entries (the
+        pairs read their vectors). True when the list changed."""
+        from memdesk.core.conflicts import QueuePairs
+
+        if entries is None:
+            entries = self.entries()
+        with self._pairs_lock:
+            kept = self._pairs or QueuePairs(self.store.meta_dir)
+            pairs = kept.pairs(entries, self.search)
+            self._pairs = kept
+            changed = pairs != self.duplicates
+            self.duplicates = pairs
+        return changed
 
     def search_ids(
         self,
@@ -240,6 +282,21 @@ class Services:
     def _context_search(self, query: str, entries: Sequence[Entry]) -> dict[str, float]:
         hits = self.search.search(query, limit=max(50, len(entries)))
         return {h.entry_id: h.score for h in hits}
+
+
+def _arrival(entry: Entry) -> tuple[dt.datetime, str]:
+    return (entry.created, entry.id)
+
+
+def _tally_add(counts: dict[str, int], entry: Entry | None, today: dt.date, sign: int) -> None:
+    """Count `entry` in (sign 1) or out (sign -1) of the header counts."""
+    if entry is None:
+        return
+    counts["entries"] += sign
+    if entry.status == "candidate":
+        counts["candidates"] += sign
+    if entry.status in ("candidate", "confirmed") and entry.is_past_valid_until(today):
+        counts["due"] += sign
 
 
 def text_filter(entries: Iterable[Entry], query: str) -> list[Entry]:

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,14 +94,18 @@ def find_duplicates(
     vectors: Mapping[str, np.ndarray] | None = None,
     settings: SearchSettings | None = None,
     statuses: Sequence[str] | None = DEFAULT_STATUSES,
+    focus: Collection[str] | None = None,
 ) -> list[DuplicatePair]:
     """Pairs among `entries` (those with `statuses`; None = all), strongest first.
 
     Vectors come from `vectors` (e.g. the search cache) or are computed with `embedder`;
-    without either only exact duplicates are found.
+    without either only exact duplicates are found. `focus`: only pairs with at least
+    one side among these ids (the same pairs as the full list restricted to them, but
+    only the focused rows of the similarity matrix are computed).
     """
     settings = settings or SearchSettings(model="none")
     pool = [e for e in entries if statuses is None or e.status in statuses]
+    focused = None if focus is None else set(focus)
     pairs: dict[tuple[str, str], DuplicatePair] = {}
 
     by_hash: dict[str, list[Entry]] = {}
@@ -110,24 +114,39 @@ def find_duplicates(
     for group in by_hash.values():
         for i, a in enumerate(group):
             for b in group[i + 1 :]:
-                pairs[_key(a, b)] = _pair(a, b, "exact", 1.0, "same normalised text")
+                if focused is None or a.id in focused or b.id in focused:
+                    pairs[_key(a, b)] = _pair(a, b, "exact", 1.0, "same normalised text")
 
+    if focused is not None and not any(e.id in focused for e in pool):
+        return _ordered(pairs)
     matrix = _matrix(pool, embedder, vectors)
     if matrix is not None:
         threshold = min(settings.contradiction_similarity, settings.duplicate_similarity)
-        for start in range(0, len(pool), _BLOCK):
-            block = matrix[start : start + _BLOCK] @ matrix.T
-            rows, cols = np.nonzero(block >= threshold)
-            for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
-                i = start + r
-                if c <= i:
+        rows = (
+            list(range(len(pool)))
+            if focused is None
+            else [i for i, e in enumerate(pool) if e.id in focused]
+        )
+        for start in range(0, len(rows), _BLOCK):
+            chunk = rows[start : start + _BLOCK]
+            block = matrix[chunk] @ matrix.T
+            hits_r, hits_c = np.nonzero(block >= threshold)
+            for r, c in zip(hits_r.tolist(), hits_c.tolist(), strict=True):
+                i = chunk[r]
+                # Each unordered pair once, older index first as in the full pass; a
+                # focused row also pairs with earlier rows outside the focus.
+                if c == i or (c < i and (focused is None or pool[c].id in focused)):
                     continue
-                a, b = pool[i], pool[c]
+                a, b = (pool[i], pool[c]) if i < c else (pool[c], pool[i])
                 if _key(a, b) in pairs or linked(a, b):
                     continue
                 verdict = classify_pair(a, b, float(block[r, c]), settings)
                 if verdict:
                     pairs[_key(a, b)] = _pair(a, b, verdict[0], float(block[r, c]), verdict[1])
+    return _ordered(pairs)
+
+
+def _ordered(pairs: Mapping[tuple[str, str], DuplicatePair]) -> list[DuplicatePair]:
     order = {"exact": 0, "contradiction": 1, "near": 2}
     return sorted(pairs.values(), key=lambda p: (order[p.type], -p.score, p.a, p.b))
 

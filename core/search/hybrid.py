@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -535,9 +535,12 @@ class SearchService:
         """Every entry's vector by id, dequantised on access (no float32 copy of all)."""
         return _VectorView(self)
 
-    def duplicates(self, entries: Sequence[Entry] | None = None) -> list[Any]:
-        """Exact / near / contradiction pairs (see duplicates.py), from cached vectors."""
-        return service_duplicates(self, entries)
+    def duplicates(
+        self, entries: Sequence[Entry] | None = None, focus: Collection[str] | None = None
+    ) -> list[Any]:
+        """Exact / near / contradiction pairs (see duplicates.py), from cached vectors;
+        `focus`: only pairs touching these ids."""
+        return service_duplicates(self, entries, focus)
 
     # -- searching ---------------------------------------------------------------
     def search(
@@ -780,11 +783,15 @@ def _reason(hit: Hit, entry: Entry) -> str:
     return "; ".join(parts)
 
 
-def service_duplicates(service: SearchService, entries: Sequence[Entry] | None = None):
+def service_duplicates(
+    service: SearchService,
+    entries: Sequence[Entry] | None = None,
+    focus: Collection[str] | None = None,
+):
     """Duplicates among the service's entries, reusing its cached vectors."""
     from memdesk.core.search.duplicates import find_duplicates
 
     pool = list(entries if entries is not None else service._entries.values())
     return find_duplicates(
-        pool, service.embedder, vectors=service.vectors(), settings=service.settings
+        pool, service.embedder, vectors=service.vectors(), settings=service.settings, focus=focus
     )

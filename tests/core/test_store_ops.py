@@ -168,6 +168,69 @@ def test_known_hashes_remember_rejected_text(store: Store) -> None:
     assert entry.text_hash in store.known_hashes()
 
 
+def test_known_hashes_follow_every_change_to_the_entries(store: Store) -> None:
+    """Kept as counts per hash between calls: they must match a fresh read after our
+    own writes, another process's writes, a file edited in place and a file removed."""
+    from memdesk.core.entry_files import entry_to_toml
+
+    def fresh() -> set[str]:
+        hashes = {e.text_hash for e in Store.open(store.root).entries()}
+        return hashes | {Entry(summary="Remember: ship on Fridays").text_hash}
+
+    twin_a = store.add(Entry(summary="Use pnpm for installs"))
+    twin_b = store.add(Entry(summary="use PNPM for installs"))  # same hash as twin_a
+    gone = store.add(Entry(summary="Remember: ship on Fridays"))
+    store.reject([gone.id])
+    assert store.known_hashes() == fresh()
+    store.edit(twin_a.id, {"summary": "Use npm for installs"})
+    assert twin_b.text_hash in store.known_hashes()  # the other twin still holds it
+    assert store.known_hashes() == fresh()
+    Store.open(store.root).add(Entry(summary="Added by another process"))
+    assert store.known_hashes() == fresh()
+    path = store.entries_dir / f"{twin_b.id}.toml"
+    edited = Store.open(store.root).get(twin_b.id)
+    edited.summary = "Edited in place by a person"
+    with path.open("r+b") as handle:  # same inode: only mtime and size tell
+        handle.truncate(0)
+        handle.write(entry_to_toml(edited))
+    assert store.known_hashes() == fresh()
+    assert twin_b.text_hash not in store.known_hashes()
+    path.unlink()
+    assert store.known_hashes() == fresh()
+
+
+def test_journal_records_of_some_ops_match_a_full_read(store: Store) -> None:
+    """`records_of` skips parsing lines without the ops' names and reads only the new
+    tail each time; it must give what filtering a full read gives."""
+    from memdesk.core.journal import Journal
+
+    ops = ("reject", "delete", "merge")
+    kept = Journal(store.journal.path)  # one reader across the changes, as a Store keeps
+
+    def full() -> list[tuple[str, str, int | None]]:
+        records = Journal(store.journal.path).records()
+        return [(r.op, r.entry_id, r.version_before) for r in records if r.op in ops]
+
+    def incremental() -> list[tuple[str, str, int | None]]:
+        return [(r.op, r.entry_id, r.version_before) for r in kept.records_of(ops)]
+
+    a = store.add(Entry(summary="Remember to reject this"))
+    b = store.add(Entry(summary="A note that says merge, delete and reject in words"))
+    c = store.add(Entry(summary="Folded into another one"))
+    assert incremental() == full() == []  # the words in a summary are not an op
+    store.reject([a.id])
+    assert incremental() == full() and len(full()) == 1
+    store.merge_into(c.id, b.id)
+    store.delete([b.id])
+    assert incremental() == full() and {op for op, _, _ in full()} == set(ops)
+    # Replaced by a shorter journal (another inode): read again from the start.
+    lines = store.journal.path.read_text("utf-8").splitlines(keepends=True)
+    replacement = store.journal.path.with_name("journal.new")
+    replacement.write_text("".join(lines[:4]), "utf-8")
+    replacement.replace(store.journal.path)
+    assert incremental() == full() and len(full()) == 1
+
+
 def test_due_to_expire(store: Store) -> None:
     import datetime as dt
 

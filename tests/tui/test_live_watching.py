@@ -59,6 +59,71 @@ async def test_entry_file_edited_on_disk_is_reloaded(store: Store) -> None:
         )
 
 
+async def test_appended_duplicate_and_contradiction_rows_carry_flags_until_resolved(
+    store: Store,
+) -> None:
+    """The queue's flags are kept between changes (only pairs of changed entries are
+    looked for again): a new row must still arrive flagged, and a flag must go when its
+    pair is resolved, also on a row that did not change itself."""
+    from memdesk.tui.screens.conflicts import ConflictsScreen
+    from memdesk.tui.screens.queue import QueueScreen
+
+    root = store.root
+    app = make_app(store, watch=True)
+    contra = "The preview server now listens on port 5173 instead, with reloads over the WebSocket."
+    twin_1 = "Snapshot tests use insta; run cargo insta review before every commit."
+    twin_2 = "snapshot tests use insta, so run cargo insta review before each commit"
+
+    def row(summary: str):  # type: ignore[no-untyped-def]
+        return next((e for e in app.screen.rows if e.summary == summary), None)
+
+    def flags(summary: str) -> list[str]:
+        entry = row(summary)
+        return app.screen.flags.get(entry.id, []) if entry else []
+
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        with (root / "MEMORY.md").open("a", encoding="utf-8") as f:
+            f.write(f"- {contra}\n- {twin_1}\n- {twin_2}\n")
+        await wait_for(pilot, lambda: all(row(s) for s in (contra, twin_1, twin_2)))
+        id_1, id_2 = row(twin_1).id, row(twin_2).id
+        await wait_for(pilot, lambda: "contradicts lan-008" in flags(contra))
+        await wait_for(pilot, lambda: f"dup of {id_2}" in flags(twin_1))
+        assert f"dup of {id_1}" in flags(twin_2)
+        table = app.screen.query_one("#queue-table")
+        assert "contradicts lan-008" in str(table.get_cell(row(contra).id, "flags"))
+
+        # Reject one twin with `r`: the other keeps its row and loses that flag.
+        app.screen.query_one("#queue-table").move_cursor(row=app.screen.rows.index(row(twin_2)))
+        await pilot.press("r")
+        await wait_for(pilot, lambda: row(twin_2) is None and f"dup of {id_2}" not in flags(twin_1))
+        assert row(twin_1) is not None
+        assert "dup of lan-020" in flags(twin_1)  # its other pair still stands
+        assert str(table.get_cell(id_1, "flags")) == "dup of lan-020"
+
+        # Dismiss the contradiction on the conflict screen: the row stays, unflagged.
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConflictsScreen))
+        screen = app.screen
+        contra_id = row_id_of(app, contra)
+        target = ["lan-008", contra_id]
+        await wait_for(pilot, lambda: any(item.ids == target for item in screen.items))
+        for _ in range(len(screen.items)):
+            if screen.selected is not None and screen.selected.ids == target:
+                break
+            await pilot.press("down")
+        assert screen.selected is not None and screen.selected.ids == target
+        await pilot.press("d")
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, QueueScreen))
+        await wait_for(pilot, lambda: row(contra) is not None and flags(contra) == [])
+        assert row(contra).id == contra_id
+
+
+def row_id_of(app, summary: str) -> str:  # type: ignore[no-untyped-def]
+    return next(e.id for e in app.services.candidates() if e.summary == summary)
+
+
 def test_paths_are_classified_and_temp_files_ignored(tmp_path: Path) -> None:
     classifier = PathClassifier(
         tmp_path, ["transcripts/*.jsonl", str(tmp_path / "elsewhere/*/*.jsonl")]

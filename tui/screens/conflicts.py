@@ -273,6 +273,9 @@ class ConflictsScreen(Screen[None]):
             return
         self.notify(what, title="Resolved")
         self.reload()
+        pairs_changed = getattr(self.app, "pairs_changed", None)
+        if pairs_changed is not None:  # in the desk: a dismissal changes the queue's flags
+            pairs_changed()
 
     def action_take(self, side: str) -> None:
         item = self.selected

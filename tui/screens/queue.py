@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 SUMMARY_WIDTH = 36
+COLUMNS = ("mark", "arrived", "summary", "flags", "kind", "scope", "conf", "source")
 
 
 def flags_by_id(services: Services, entries: Iterable[Entry]) -> dict[str, list[str]]:
@@ -60,7 +61,9 @@ class QueueScreen(Screen[None]):
         self.hidden: set[str] = set()  # acted on; the write is still on its way
         self.rows: list[Entry] = []
         self.flags: dict[str, list[str]] = {}
-        self._shown_detail: tuple[str, int] | None = None
+        self._shown_detail: tuple[Entry, tuple[str, ...]] | None = None
+        self._shown_cells: dict[str, tuple[Any, ...]] = {}  # row id -> what its cells show
+        self._caption_text = ""
 
     def compose(self) -> ComposeResult:
         yield DeskHeader()
@@ -108,21 +111,58 @@ class QueueScreen(Screen[None]):
         if not self.services.loaded:
             self.query_one("#queue-caption", Static).update("loading entries…")
             return
-        self.rows = [e for e in self.services.candidates() if e.id not in self.hidden]
-        self.flags = flags_by_id(self.services, self.rows)
-        ids = {e.id for e in self.rows}
-        self.selected &= ids
-        table.clear()
-        for entry in self.rows:
-            table.add_row(*self._cells(entry), key=entry.id)
+        rows = [e for e in self.services.candidates() if e.id not in self.hidden]
+        self.flags = flags_by_id(self.services, rows)
+        self.selected &= {e.id for e in rows}
+        self._sync_table(table, rows)
+        self.rows = rows
         if self.rows:
             index = next((i for i, e in enumerate(self.rows) if e.id == keep_id), None)
             if index is None:
                 index = min(keep_row, len(self.rows) - 1)
-            table.move_cursor(row=index, animate=False)
+            if index != table.cursor_row:
+                table.move_cursor(row=index, animate=False)
         self._caption()
-        self._shown_detail = None
         self.show_detail()
+
+    def _sync_table(self, table: DataTable, rows: list[Entry]) -> None:
+        """Make the table show `rows`, touching only rows that differ. The app reloads
+        after every change; clearing and re-adding every row each time was most of what
+        an agent's append cost on the UI thread. Rows only arrive at the end (oldest
+        first); anything else (an undo bringing an older one back) rebuilds the table."""
+        wanted = {e.id for e in rows}
+        shown = [key.value for key in table.rows]
+        kept = [i for i in shown if i in wanted]
+        if kept != [e.id for e in rows[: len(kept)]]:
+            table.clear()
+            self._shown_cells.clear()
+            shown = kept = []
+        for entry_id in shown:
+            if entry_id not in wanted:
+                table.remove_row(entry_id)
+                self._shown_cells.pop(entry_id, None)
+        for entry in rows[: len(kept)]:
+            state = self._row_state(entry)
+            if self._shown_cells.get(entry.id) != state:
+                for column, value in zip(COLUMNS, self._cells(entry), strict=True):
+                    table.update_cell(entry.id, column, value)
+                self._shown_cells[entry.id] = state
+        for entry in rows[len(kept) :]:
+            table.add_row(*self._cells(entry), key=entry.id)
+            self._shown_cells[entry.id] = self._row_state(entry)
+
+    def _row_state(self, entry: Entry) -> tuple[Any, ...]:
+        """Everything `_cells` reads: equal states show equal rows."""
+        return (
+            entry.id in self.selected,
+            entry.created,
+            entry.summary,
+            tuple(self.flags.get(entry.id, [])),
+            entry.kind,
+            entry.scope,
+            entry.confidence,
+            entry.source.origin,
+        )
 
     def _cells(self, entry: Entry) -> list[Any]:
         flags = self.flags.get(entry.id, [])
@@ -146,7 +186,9 @@ class QueueScreen(Screen[None]):
             text += f"  ·  {sel} selected"
         if not n:
             text = "Nothing waiting for review. New candidates appear here as agents write them."
-        self.query_one("#queue-caption", Static).update(text)
+        if text != self._caption_text:
+            self._caption_text = text
+            self.query_one("#queue-caption", Static).update(text)
 
     def current_entry(self) -> Entry | None:
         table = self.query_one(DataTable)
@@ -166,11 +208,12 @@ class QueueScreen(Screen[None]):
 
     def show_detail(self) -> None:
         entry = self.current_entry()
-        key = (entry.id, entry.version) if entry else None
-        if key == self._shown_detail and key is not None:
-            return
-        self._shown_detail = key
         flags = self.flags.get(entry.id, []) if entry else []
+        last = self._shown_detail
+        # The same entry object (the cache swaps it when its file changes), same flags.
+        if entry is not None and last and last[0] is entry and last[1] == tuple(flags):
+            return
+        self._shown_detail = (entry, tuple(flags)) if entry else None
         shown = [f for f in flags if f not in (entry.flags if entry else {})]
         self.query_one("#queue-detail-text", Static).update(entry_detail(entry, flags=shown))
 

@@ -1,0 +1,205 @@
+"""QueuePairs keeps the queue's pair list current between changes: after any sequence of
+changes it must equal a fresh `open_pairs(..., focus=<the candidates>)`, while looking
+again only at the entries that changed."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from memdesk.core import conflicts
+from memdesk.core.conflicts import Dismissals, QueuePairs, open_pairs, pair_key
+from memdesk.core.entry import Entry
+from memdesk.core.search.duplicates import find_duplicates
+from memdesk.core.search.settings import SearchSettings
+from search_fakes import CountingEmbedder
+
+WORDS = [
+    "pnpm",
+    "npm",
+    "cargo",
+    "nextest",
+    "web",
+    "ui",
+    "build",
+    "tests",
+    "port",
+    "8080",
+    "8000",
+    "api",
+    "dev",
+    "lockfile",
+    "workspace",
+    "docker",
+    "compose",
+    "deploy",
+    "friday",
+    "release",
+    "python",
+    "uv",
+    "pytest",
+]
+CUES = ("switched to", "not", "instead of", "")
+START = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+
+
+def _summary(rng: random.Random) -> str:
+    words = rng.sample(WORDS, rng.randint(3, 6))
+    cue = rng.choice(CUES)
+    return " ".join([cue, *words] if cue else words)
+
+
+def _entry(rng: random.Random, number: int) -> Entry:
+    return Entry(
+        id=f"e{number:03d}",
+        summary=_summary(rng),
+        kind=rng.choice(["decision", "workflow"]),
+        status=rng.choice(["candidate", "candidate", "confirmed", "confirmed", "expired"]),
+        created=START + dt.timedelta(minutes=number),
+    )
+
+
+def _step(rng: random.Random, entries: dict[str, Entry], counter: list[int]) -> None:
+    """One change as the store would make it: a new object for what changed."""
+    roll = rng.random()
+    ids = sorted(entries)
+    if roll < 0.3 or not ids:
+        counter[0] += 1
+        entry = _entry(rng, counter[0])
+        entries[entry.id] = entry
+    elif roll < 0.45:
+        del entries[rng.choice(ids)]
+    elif roll < 0.65:
+        target = rng.choice(ids)
+        entries[target] = dataclasses.replace(
+            entries[target], status=rng.choice(["candidate", "confirmed", "expired"])
+        )
+    elif roll < 0.8:
+        target = rng.choice(ids)
+        entries[target] = dataclasses.replace(entries[target], summary=_summary(rng))
+    elif roll < 0.9 and len(ids) > 1:
+        old, new = rng.sample(ids, 2)
+        entries[old] = dataclasses.replace(entries[old], status="superseded", superseded_by=new)
+        entries[new] = dataclasses.replace(entries[new], supersedes=[old])
+    else:  # the same facts re-read from disk: new objects, nothing changed
+        target = rng.choice(ids)
+        entries[target] = dataclasses.replace(entries[target])
+
+
+def _shape(pairs: Sequence[conflicts.Pair]) -> list[tuple[object, ...]]:
+    return [(p.a, p.b, p.type, round(p.score, 5), p.reason, p.method) for p in pairs]
+
+
+def _expected(entries: Sequence[Entry], meta: Path, search: object = None) -> list:
+    """The full listing (no focus anywhere), restricted to pairs touching a candidate."""
+    candidates = {e.id for e in entries if e.status == "candidate"}
+    every = open_pairs(entries, meta, search)
+    return _shape([p for p in every if p.a in candidates or p.b in candidates])
+
+
+class VectorSearch:
+    """A search service stand-in with vectors: `duplicates(entries, focus=)` like the
+    real one, so pairs come from similarity as well as from word overlap."""
+
+    def __init__(self) -> None:
+        self.embedder = CountingEmbedder()
+        self.settings = SearchSettings(
+            model="none", duplicate_similarity=0.6, contradiction_similarity=0.4
+        )
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def duplicates(self, entries: Sequence[Entry], focus: set[str] | None = None) -> list:
+        for e in entries:
+            if e.summary not in self._vectors:
+                self._vectors[e.summary] = self.embedder.embed([e.summary])[0]
+        vectors = {e.id: self._vectors[e.summary] for e in entries}
+        return find_duplicates(entries, vectors=vectors, settings=self.settings, focus=focus)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("with_search", [False, True])
+def test_kept_pairs_equal_a_fresh_listing_after_every_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, with_search: bool
+) -> None:
+    # A small cap makes tokens cross it often (they then stop or start proposing pairs).
+    monkeypatch.setattr(conflicts, "PROPOSING_TOKEN_MAX_ENTRIES", 4)
+    rng = random.Random(seed)
+    search = VectorSearch() if with_search else None
+    entries = {e.id: e for e in (_entry(rng, n) for n in range(12))}
+    counter = [12]
+    kept = QueuePairs(tmp_path)
+    seen_some = False
+    for _ in range(60):
+        listed = list(entries.values())
+        got = _shape(kept.pairs(listed, search))
+        assert got == _expected(listed, tmp_path, search)
+        seen_some = seen_some or bool(got)
+        _step(rng, entries, counter)
+    assert seen_some  # the vocabulary does produce pairs
+
+
+def test_only_the_changed_entries_are_looked_at_again(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    entries = [_entry(rng, n) for n in range(300)]
+    kept = QueuePairs(tmp_path)
+    kept.pairs(entries)
+    assert kept.last_dirty == len(entries)  # the first call reads everything
+    entries.append(
+        Entry(id="new", summary="switched to pnpm for the web ui build", kind="decision")
+    )
+    kept.pairs(entries)
+    assert kept.last_dirty <= 2  # the new entry (+ at most a token crossing the cap)
+    kept.pairs(list(entries))  # no change: nothing is looked at again
+    assert kept.last_dirty == 0
+
+
+def test_an_appended_duplicate_and_contradiction_are_flagged_until_resolved(
+    tmp_path: Path,
+) -> None:
+    entries = [
+        Entry(
+            id="old-npm",
+            summary="The web UI uses npm workspaces for installs",
+            kind="decision",
+            status="confirmed",
+            created=START,
+        ),
+        Entry(
+            id="old-test",
+            summary="Run the tests with cargo nextest run --workspace",
+            kind="workflow",
+            status="confirmed",
+            created=START,
+        ),
+    ]
+    kept = QueuePairs(tmp_path)
+    assert kept.pairs(entries) == []
+    contra = Entry(
+        id="new-pnpm",
+        summary="We switched the web UI to pnpm workspaces, not npm",
+        kind="decision",
+        created=START + dt.timedelta(hours=1),
+    )
+    dup = Entry(
+        id="new-dup",
+        summary="run the tests with cargo nextest run --workspace",
+        kind="workflow",
+        created=START + dt.timedelta(hours=2),
+    )
+    entries += [contra, dup]
+    pairs = {(p.a, p.b): p.type for p in kept.pairs(entries)}
+    assert pairs == {("old-npm", "new-pnpm"): "contradiction", ("old-test", "new-dup"): "exact"}
+
+    # Resolved: the duplicate superseded by the old entry, the contradiction dismissed.
+    entries[3] = dataclasses.replace(dup, status="superseded", superseded_by="old-test")
+    entries[1] = dataclasses.replace(entries[1], supersedes=["new-dup"])
+    Dismissals(tmp_path).add(
+        pair_key("old-npm", "new-pnpm"), [entries[0].text_hash, contra.text_hash], "contradiction"
+    )
+    assert kept.pairs(entries) == []
+    assert _expected(entries, tmp_path) == []
