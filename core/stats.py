@@ -117,8 +117,9 @@ def compute_stats(
     live = [e for e in entries if e.status in ("candidate", "confirmed")]
     entry_bytes = _size_of(store.entries_dir)
     journal_bytes = _file_size(store.journal.path)
-    index_bytes = _size_of(store.index_dir)
-    meta_bytes = _size_of(store.meta_dir) - index_bytes
+    # The index in use: a search service may keep it outside this store (shared).
+    index_bytes = _size_of(Path(getattr(search, "index_dir", None) or store.index_dir))
+    meta_bytes = _size_of(store.meta_dir) - _size_of(store.index_dir)
     memory_md = Path(store.root) / "MEMORY.md"
     records = store.journal.records()
     stats = Stats(

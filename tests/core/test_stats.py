@@ -89,3 +89,17 @@ def test_consolidation_metrics_join_the_stats(demo: Store) -> None:
     data = compute_stats(demo, measure=False).to_json()
     assert data["consolidation"]["runs"] == 0
     assert data["consolidation"]["totals"]["merged"] == 0
+
+
+def test_index_size_is_that_of_the_index_in_use(tmp_path: Path) -> None:
+    # A service may keep its index outside the store (a shared or relocated index):
+    # the size shown is the one search uses, and the store's own size leaves it out.
+    (tmp_path / "project").mkdir()
+    store = Store.init(tmp_path / "project")
+    store.add(Entry("Run tests with cargo nextest, 构建用 lantern build"), actor="cli")
+    service = SearchService(tmp_path / "shared-index", {"search": {"model": "none"}})
+    service.sync(store.entries())
+    with_service = compute_stats(store, service, measure=False)
+    alone = compute_stats(store, measure=False)
+    assert with_service.index_bytes > 0 and alone.index_bytes == 0
+    assert with_service.store_bytes == alone.store_bytes

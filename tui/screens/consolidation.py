@@ -20,7 +20,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-_ICON = {"add": "+", "merge": "⇉", "supersede": "↻", "expire": "⌛", "delete": "✗"}
+# One cell wide each: an emoji-width glyph (such as an hourglass) shifts the columns and
+# is missing from many terminal fonts.
+_ICON = {"add": "+", "merge": "⇉", "supersede": "↻", "expire": "◷", "delete": "✗"}
 
 
 def proposal_label(p: Proposal) -> str:
