@@ -161,7 +161,7 @@ class StatsScreen(Screen[None]):
         self.stats = stats
         self.query_one("#stats-grid").loading = False
         self.query_one("#stats-title", Static).update(
-            f"Stats · {stats.root} · {stats.entries} entries"
+            f"Stats · {getattr(self.app, 'display_dir', stats.root)} · {stats.entries} entries"
         )
         avg = "-" if stats.average_confidence is None else f"{stats.average_confidence:.2f}"
         self._set(
@@ -214,10 +214,11 @@ class StatsScreen(Screen[None]):
                 (idx.state, f"bold {state_style}"),
                 f" · {idx.documents}/{idx.entries} docs · {idx.vectors} vectors",
                 ("\n" + idx.detail if idx.detail else "", "$text-muted"),
-                ("\nmodel ", "$text-muted"),
-                idx.model
-                or str(getattr(self.services, "search_status", ""))
-                or "search not opened",
+                *_model_line(
+                    idx.model
+                    or str(getattr(self.services, "search_status", ""))
+                    or "search not opened"
+                ),
             ),
         )
         extra = self.query_one("#stats-extra", Static)
@@ -238,3 +239,10 @@ class StatsScreen(Screen[None]):
 
     def _set(self, name: str, content: Content) -> None:
         self.query_one(f"#stats-{name}", Static).update(content)
+
+
+def _model_line(status: str) -> tuple[tuple[str, str], str]:
+    """`model <status>`, without saying "model" twice when the status starts with it."""
+    if status.startswith("model "):
+        return ("\nmodel ", "$text-muted"), status[len("model ") :]
+    return ("\nmodel ", "$text-muted"), status
