@@ -25,9 +25,11 @@ def make_app(store: Store, *, watch: bool = False) -> MemdeskApp:
 
 
 async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
-    """Poll until `predicate()` holds (UI work and file watching are asynchronous)."""
+    """Poll until `predicate()` holds (UI work and file watching are asynchronous), and
+    the screen shown then has mounted its widgets: a pushed screen is `app.screen` before
+    its compose has run, which a loaded machine makes visible."""
     deadline = time.monotonic() + timeout
-    while not predicate():
+    while not (predicate() and pilot.app.screen.is_mounted):
         if time.monotonic() > deadline:
             raise AssertionError("timed out waiting for the UI")
         await pilot.pause(0.02)
