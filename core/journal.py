@@ -84,6 +84,38 @@ class Journal:
             self.cut_torn_tail()
             append_line_durably(self.path, "\n".join(lines))
 
+    def drop_trailing_group(self, group: str) -> int:
+        """Remove the journal's last records if they belong to `group`; return how many.
+
+        A group's records are appended with one write, but a writer killed during a
+        large write can leave only its first lines. That batch is rolled back from the
+        pending file, so none of its records may stay. Recovery only (reads the whole
+        file); call under the store lock, after `cut_torn_tail`."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return 0
+        keep, dropped = len(data), 0
+        while keep > 0:
+            start = data.rfind(b"\n", 0, keep - 1) + 1
+            try:
+                record = JournalRecord.from_json(data[start:keep].decode("utf-8"))
+            except (ValueError, TypeError):
+                break
+            if record.group != group:
+                break
+            keep, dropped = start, dropped + 1
+        if dropped:
+            with open(self.path, "rb+") as handle:
+                handle.truncate(keep)
+                handle.flush()
+                os.fsync(handle.fileno())
+            # The file shrank: what was read of it before is no longer true.
+            self._cache, self._cache_offset, self._cache_ino = [], 0, None
+            self.skipped_lines = []
+            self._op_caches.clear()
+        return dropped
+
     def cut_torn_tail(self) -> int:
         """Drop a last line a killed writer left without its newline; return bytes cut.
 

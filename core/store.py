@@ -197,7 +197,16 @@ class Store:
                 pending = json.loads(self.pending_path.read_text("utf-8"))
             except (OSError, ValueError):
                 pending = None
-            if pending and not any(r.group == pending["group"] for r in self.journal.records()):
+            written = (
+                sum(1 for r in self.journal.records() if r.group == pending["group"])
+                if pending
+                else 0
+            )
+            # Committed only when every record of the batch reached the journal; a
+            # torn append may have left the first few, which go with the rollback.
+            if pending and written < len(pending["ops"]):
+                if written:
+                    self.journal.drop_trailing_group(pending["group"])
                 for item in reversed(pending["ops"]):
                     path = self._path(item["entry_id"])
                     before = item.get("before")

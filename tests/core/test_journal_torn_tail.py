@@ -59,3 +59,41 @@ def test_reopening_the_store_cuts_the_fragment_and_rolls_back_its_batch(store: S
     added = reopened.add(Entry(summary="always run ruff format before pushing"), actor="cli")
     assert [r["entry_id"] for r in _lines(reopened.journal.path)] == [kept.id, added.id]
     assert {e.id for e in Store.open(store.root).entries()} == {kept.id, added.id}
+
+
+def test_a_batch_whose_append_was_torn_after_some_lines_is_rolled_back_whole(
+    store: Store, monkeypatch
+) -> None:
+    kept = store.add(Entry(summary="always run ruff format before pushing"), actor="cli")
+    import memdesk.core.journal as journal_module
+
+    def killed_mid_write(path, line: str) -> None:
+        # A large write cut short by SIGKILL: the first records whole, the next one half.
+        data = (line + "\n").encode("utf-8")
+        second = data.index(b"\n") + 1
+        third = data.index(b"\n", second) + 1
+        with open(path, "ab") as handle:
+            handle.write(data[: third + 40])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(journal_module, "append_line_durably", killed_mid_write)
+    try:
+        with store.batch("cli", "bulk"):
+            added = [
+                store.add(Entry(summary=f"批量事实 number {i}"), actor="cli") for i in range(4)
+            ]
+            store.approve([kept.id], actor="cli")
+    except KeyboardInterrupt:
+        pass
+    monkeypatch.undo()
+    assert all((store.entries_dir / f"{e.id}.toml").exists() for e in added)  # as left
+
+    reopened = Store.open(store.root)
+    assert reopened.problems == []
+    assert [e.id for e in reopened.entries()] == [kept.id]
+    assert reopened.get(kept.id).status == "candidate"  # the approval went back too
+    records = _lines(reopened.journal.path)  # every line whole again
+    assert [r["entry_id"] for r in records] == [kept.id]
+    assert [r.entry_id for r in reopened.journal.records()] == [kept.id]
+    later = reopened.add(Entry(summary="a later fact lands after the rollback"), actor="cli")
+    assert [r["entry_id"] for r in _lines(reopened.journal.path)] == [kept.id, later.id]
