@@ -111,8 +111,7 @@ class Journal:
                 handle.flush()
                 os.fsync(handle.fileno())
             # The file shrank: what was read of it before is no longer true.
-            self._cache, self._cache_offset, self._cache_ino = [], 0, None
-            self.skipped_lines = []
+            self._forget_reads()
             self._op_caches.clear()
         return dropped
 
@@ -147,16 +146,20 @@ class Journal:
         finally:
             os.close(fd)
 
+    def _forget_reads(self, inode: int | None = None) -> None:
+        """Drop what `records` has parsed: the file is gone, replaced or shorter."""
+        self._cache, self._cache_offset, self._cache_ino = [], 0, inode
+        self.skipped_lines = []
+
     def records(self) -> list[JournalRecord]:
         """All records, read incrementally (only the new tail is parsed on each call)."""
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
-            self._cache, self._cache_offset, self._cache_ino = [], 0, None
+            self._forget_reads()
             return []
         if st.st_ino != self._cache_ino or st.st_size < self._cache_offset:
-            self._cache, self._cache_offset, self._cache_ino = [], 0, st.st_ino
-            self.skipped_lines = []
+            self._forget_reads(st.st_ino)
         if st.st_size > self._cache_offset:
             with open(self.path, "rb") as handle:
                 handle.seek(self._cache_offset)
