@@ -108,7 +108,10 @@ class MemoryFile:
             "drained": sorted(state.drained),
         }
         atomic_write_text(self.state_path, json.dumps(data, indent=1))
-        for name in state.drained:
+        self._delete_retired(state.drained)
+
+    def _delete_retired(self, names: list[str]) -> None:
+        for name in names:
             with contextlib.suppress(OSError):
                 (self.retired_dir / name).unlink()
 
@@ -153,9 +156,7 @@ class MemoryFile:
 
     def _drain_retired(self, state: MemoryState, take) -> None:  # type: ignore[no-untyped-def]
         # Files the saved state already let go of: finish their deletion.
-        for name in state.drained:
-            with contextlib.suppress(OSError):
-                (self.retired_dir / name).unlink()
+        self._delete_retired(state.drained)
         state.drained = []
         with contextlib.suppress(OSError):
             for child in self.retired_dir.iterdir():
