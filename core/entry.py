@@ -43,6 +43,7 @@ FIELD_ORDER: tuple[str, ...] = (
     "confidence",
     "summary",
     "facts",
+    "section",
     "tags",
     "valid_until",
     "related",
@@ -71,6 +72,7 @@ EDITABLE_FIELDS: tuple[str, ...] = (
     "confidence",
     "summary",
     "facts",
+    "section",
     "tags",
     "valid_until",
     "related",
@@ -193,6 +195,9 @@ class Entry:
     status: str = "candidate"
     confidence: str = "medium"
     facts: list[str] = field(default_factory=list)
+    # The heading path the entry sits under in its memory file, outermost first
+    # (["Build", "Tests"]); empty when it has none. Keeps a line's subject.
+    section: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     valid_until: dt.date | None = None
     related: list[str] = field(default_factory=list)
@@ -243,7 +248,7 @@ class Entry:
                 value = list(value)
             elif isinstance(value, dict):
                 value = dict(value)
-            if value is None or (name == "flags" and not value):
+            if value is None or (name in ("flags", "section") and not value):
                 continue
             out[name] = value
         return out
@@ -294,7 +299,7 @@ class Entry:
         ):
             if name in data and data[name] is not None:
                 kwargs[name] = _choice(data[name], name, allowed, path)
-        for name in ("facts", "tags", "related"):
+        for name in ("facts", "section", "tags", "related"):
             kwargs[name] = _str_list(data.get(name), name, path)
         supersedes = data.get("supersedes")
         if isinstance(supersedes, str):
@@ -351,6 +356,7 @@ class Entry:
         clone = dataclasses.replace(
             self,
             facts=list(self.facts),
+            section=list(self.section),
             tags=list(self.tags),
             related=list(self.related),
             supersedes=list(self.supersedes),

@@ -10,6 +10,19 @@ log = logging.getLogger("memdesk.extract")
 
 # Roles after normalisation. Readers map provider-specific names onto these.
 ROLES: tuple[str, ...] = ("user", "assistant", "tool", "system", "note")
+# Who actually wrote a message's words, finer than its role: a "user" record in an
+# agent's log is not always the person. Only "person" (and "" for readers that cannot
+# tell, where the role decides) counts as the person's own words.
+ORIGINS: tuple[str, ...] = (
+    "",  # unknown: trust the role
+    "person",  # typed by the person (including messages queued mid-turn)
+    "assistant",  # the agent's own reply
+    "subagent",  # a prompt one agent wrote for another (Claude Code isSidechain)
+    "compaction",  # a summary the agent wrote of earlier context
+    "injected",  # instruction files, environment blocks, reminders put in by the tool
+    "command",  # slash-command wrappers and local command output
+    "tool",  # a tool call or its result
+)
 _ROLE_ALIASES: dict[str, str] = {
     "human": "user",
     "user": "user",
@@ -56,9 +69,17 @@ class Message:
     timestamp: str = ""
     locator: str = ""
     kind: str = "text"
+    origin: str = ""  # one of ORIGINS: who wrote these words
+
+    @property
+    def is_person(self) -> bool:
+        """Words the person typed (not a sub-agent prompt, summary or injected file)."""
+        if self.origin:
+            return self.origin == "person"
+        return self.role == "user"
 
     def to_json(self) -> dict[str, str]:
-        return {
+        out = {
             "role": self.role,
             "content": self.text,
             "session_id": self.session_id,
@@ -66,6 +87,9 @@ class Message:
             "locator": self.locator,
             "kind": self.kind,
         }
+        if self.origin:
+            out["origin"] = self.origin
+        return out
 
     @classmethod
     def from_obj(cls, data: Any, *, locator: str = "") -> Message | None:
@@ -87,6 +111,7 @@ class Message:
             ),
             locator=str(data.get("locator") or locator),
             kind=str(data.get("kind") or "text"),
+            origin=str(data.get("origin") or "") if data.get("origin") in ORIGINS else "",
         )
 
 
