@@ -48,7 +48,5 @@ def test_import_contracts_in_pyproject_hold() -> None:
     from importlinter.cli import lint_imports
 
     root = Path(__file__).resolve().parents[1]
-    code = lint_imports(
-        config_filename=str(root / "pyproject.toml"), no_cache=True, no_logo=True
-    )
+    code = lint_imports(config_filename=str(root / "pyproject.toml"), no_cache=True, no_logo=True)
     assert code == 0, "an import contract in pyproject.toml is broken (run lint-imports)"
