@@ -417,7 +417,7 @@ def service_duplicates(
     focus: Collection[str] | None = None,
 ) -> list[Any]:
     """Duplicates among the service's entries, reusing its cached vectors."""
-    from memdesk.core.search.duplicates import find_duplicates
+    from memdesk.core.pairs import find_duplicates
 
     pool = list(entries if entries is not None else service.entries())
     return find_duplicates(
