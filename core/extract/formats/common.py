@@ -204,7 +204,15 @@ def render_tool_call(name: str, data: Any) -> str:
                 return f"$ {value}"
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 return "$ " + " ".join(value)
-        for key in ("file_path", "path", "pattern", "url", "TargetFile", "AbsolutePath"):
+        for key in (
+            "file_path",
+            "absolute_path",
+            "path",
+            "pattern",
+            "url",
+            "TargetFile",
+            "AbsolutePath",
+        ):
             if isinstance(data.get(key), str):
                 return f"[{name}] {data[key]}"
     return f"[{name}] {json.dumps(data, ensure_ascii=False, default=str)[:500]}"
