@@ -9,42 +9,42 @@ from format_helpers import read_all, said, write_text
 CHAT = """
 # aider chat started at 2025-05-23 16:51:58
 
-> Add .aider* to .gitignore (recommended)? (Y)es/(N)o [Yes]: y  
-> Git repo: .git with 5 files  
+> Add .aider* to .gitignore (recommended)? (Y)es/(N)o [Yes]: y|
+> Git repo: .git with 5 files|
 
-#### /ask which vector store should we use?  
+#### /ask which vector store should we use?|
 
-#### which vector store should we use?  
+#### which vector store should we use?|
 
 Use ChromaDB: it runs in-process.
 
-> Tokens: 8.0k sent, 1.9k received.  
+> Tokens: 8.0k sent, 1.9k received.|
 
-#### /architect save the plan into task.md  
+#### /architect save the plan into task.md|
 
-#### save the plan into task.md  
+#### save the plan into task.md|
 
 Okay, I will instruct the editor to save it.
 
 **Action:** create `task.md`.
 
-#### Okay, I will instruct the editor to save it.  
-####   
-#### **Action:** create `task.md`.  
+#### Okay, I will instruct the editor to save it.|
+####|
+#### **Action:** create `task.md`.|
 
 task.md
 ```
 - [ ] step one
 ```
 
-#### we use uv for dependencies,  
-#### never pip  
+#### we use uv for dependencies,|
+#### never pip|
 
 Understood.
 
-#### /commit  
-> Commit 0d8ad7d feat: add task list  
-"""
+#### /commit|
+> Commit 0d8ad7d feat: add task list|
+""".replace("|\n", "  \n")  # aider ends its own lines with two spaces
 
 
 def test_chat_history(tmp_path: Path) -> None:
