@@ -5,11 +5,12 @@ Streams the array element by element, so a large file is never loaded whole.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from memdesk.core.extract.formats.common import first_byte
+from memdesk.core.extract.formats.common import first_byte, head_lines
 from memdesk.core.extract.formats.jsonstream import iter_json_values
 from memdesk.core.extract.formats.records import record_messages, with_origin
 from memdesk.core.extract.messages import Message, ReadStats
@@ -23,8 +24,18 @@ _RECORD_KEY = re.compile(rb'"(?:role|speaker|author|messages|summary)"\s*:')
 
 def sniff(path: Path, head: bytes) -> bool:
     start = first_byte(head)
-    if start == b"[" or (start == b"{" and path.suffix.lower() == ".json"):
+    if start == b"[" or (start == b"{" and (path.suffix.lower() == ".json" or _spans_lines(head))):
         return _RECORD_KEY.search(head) is not None
+    return False
+
+
+def _spans_lines(head: bytes) -> bool:
+    """A pretty-printed object: its first line alone is not complete JSON."""
+    lines = head_lines(head, 1)
+    try:
+        json.loads(lines[0])
+    except (ValueError, IndexError):
+        return True
     return False
 
 

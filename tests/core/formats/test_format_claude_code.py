@@ -156,3 +156,35 @@ def test_resumes_from_an_offset(tmp_path: Path) -> None:
     )
     assert head and [(m.text, m.origin) for m in more] == [("ok ship it", "person")]
     assert more[0].locator == f"{path}:{first.end_line + 1}"
+
+
+def test_stream_json_output(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "transcript.jsonl",
+        [
+            {"type": "system", "subtype": "init", "session_id": "x9", "cwd": "/p", "tools": []},
+            {
+                "type": "user",
+                "session_id": "x9",
+                "parent_tool_use_id": None,
+                "message": {"role": "user", "content": "the tests live in snapshot-tests/"},
+            },
+            {
+                "type": "assistant",
+                "session_id": "x9",
+                "parent_tool_use_id": "toolu_1",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "sub-agent here"}],
+                },
+            },
+            {"type": "result", "subtype": "success", "session_id": "x9", "result": "done"},
+        ],
+    )
+    fmt, messages, stats = read_all(path)
+    assert fmt == "claude-code"
+    assert [(m.origin, m.text) for m in messages] == [
+        ("person", "the tests live in snapshot-tests/"),
+        ("subagent", "sub-agent here"),
+    ]
+    assert stats.ignored == 2 and stats.warnings == []

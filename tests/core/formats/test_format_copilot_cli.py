@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from format_helpers import read_all, said, write_jsonl
@@ -76,3 +77,45 @@ def test_events(tmp_path: Path) -> None:
     assert not any("thinking aloud" in m.text for m in messages)
     assert messages[0].session_id == "abc" and messages[0].locator == f"{path}:3"
     assert stats.warnings == [] and stats.ignored == 6
+
+
+def test_older_session_object(tmp_path: Path) -> None:
+    path = tmp_path / "history-session-state/session_1.json"
+    path.parent.mkdir()
+    path.write_text(
+        json.dumps(
+            {
+                "sessionId": "old-1",
+                "startTime": "2025-09-30T10:00:00Z",
+                "chatMessages": [
+                    {"role": "system", "content": "You are Copilot"},
+                    {"role": "user", "content": "deploy with the Makefile target"},
+                    {
+                        "role": "assistant",
+                        "content": "",
+                        "tool_calls": [
+                            {
+                                "id": "c",
+                                "type": "function",
+                                "function": {
+                                    "name": "bash",
+                                    "arguments": '{"command": "make deploy"}',
+                                },
+                            }
+                        ],
+                    },
+                    {"role": "tool", "content": "ok", "tool_call_id": "c"},
+                ],
+                "timeline": [],
+            },
+            indent=2,
+        )
+    )
+    fmt, messages, _ = read_all(path)
+    assert fmt == "copilot-cli"
+    assert [(m.origin, m.text) for m in messages] == [
+        ("injected", "You are Copilot"),
+        ("person", "deploy with the Makefile target"),
+        ("tool", "$ make deploy"),
+        ("tool", "ok"),
+    ]

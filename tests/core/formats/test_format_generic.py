@@ -61,3 +61,12 @@ def test_an_empty_session_file_is_recognised_and_has_no_messages(tmp_path: Path)
     path = write_text(tmp_path / "new.jsonl", "")
     fmt, messages, _ = read_all(path)
     assert fmt == "jsonl" and messages == []
+
+
+def test_pretty_printed_json_in_a_jsonl_file(tmp_path: Path) -> None:
+    path = write_text(
+        tmp_path / "export.jsonl",
+        json.dumps({"id": "s", "messages": [{"role": "user", "content": "prefer tabs"}]}, indent=2),
+    )
+    fmt, messages, _ = read_all(path)
+    assert fmt == "json" and [(m.origin, m.text) for m in messages] == [("person", "prefer tabs")]
