@@ -98,7 +98,19 @@ def read(
 
 
 def record_to_messages(record: Any, locator: str, stats: ReadStats) -> list[Message]:
-    """The messages of one Claude Code record ([] for metadata and unknown types)."""
+    """The messages of one Claude Code record ([] for metadata and unknown types), each
+    naming the record type it came from."""
+    found = _record_messages(record, locator, stats)
+    if found:
+        kind = str(record.get("type") or "")
+        if kind == "attachment":
+            kind = f"attachment:{record['attachment'].get('type')}"
+        for one in found:
+            one.record = kind
+    return found
+
+
+def _record_messages(record: Any, locator: str, stats: ReadStats) -> list[Message]:
     if not isinstance(record, dict):
         stats.ignored += 1
         return []
