@@ -25,6 +25,7 @@ COMMAND_ORDER: tuple[str, ...] = (
     "store",
     "app",
     "extract",
+    "sources",
     "search",
     "context",
     "consolidate",
