@@ -83,37 +83,40 @@ _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 def bullet_lines(text: str, indent: str = "") -> list[str]:
     """One list item for `text`. A one-line text becomes `- text` (spaces collapsed);
-    a text of several lines keeps them, indented under its bullet, and a code block
-    inside it keeps every character, so code and sample data are never flattened. A
+    a text of several lines keeps them, indented under its bullet (lines already
+    indented, like a nested list, keep their own indentation), and a code block inside
+    it keeps every character, so code and sample data are never flattened. A
     continuation line cannot open a heading of the block (its `#` is escaped)."""
-    raw = text.strip("\n").split("\n")
-    while raw and not raw[-1].strip():
+    raw = [line.rstrip().replace("\t", "    ") for line in text.strip("\n").split("\n")]
+    while raw and not raw[-1]:
         raw.pop()
     first = one_line(raw[0]) if raw else ""
     lines = [indent + (first if _LIST_MARKER.match(first) else f"- {first}")]
+    rest = raw[1:]
+    least = min((len(line) - len(line.lstrip()) for line in rest if line), default=2)
+    pad = indent + " " * max(0, 2 - least)
     fence = ""
     blank = False
-    for line in raw[1:]:
-        line = line.rstrip()
+    for line in rest:
         match = _FENCE.match(line)
         if fence:
-            lines.append(f"{indent}  {line}" if line else "")
+            lines.append(pad + line if line else "")
             if match and match.group(1).startswith(fence):
                 fence = ""
             continue
         if match:
             fence = match.group(1)
-        if not line.strip():
+        if not line:
             if not blank:
                 lines.append("")
             blank = True
             continue
         blank = False
-        lead = line[: len(line) - len(line.lstrip())].replace("\t", "    ")
-        body = one_line(line) if not match else line.strip()
+        lead = line[: len(line) - len(line.lstrip())]
+        body = line.strip() if match else one_line(line)
         if body.startswith("#"):
             body = "\\" + body
-        lines.append(f"{indent}  {lead}{body}")
+        lines.append(pad + lead + body)
     return lines
 
 

@@ -24,7 +24,9 @@ EMPHASIS_WEIGHT = 1.5
 MIN_PROSE_WORDS = 3
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_DATA_LINE = re.compile(r"^\s*(?:[{}\[\]]|\"[^\"]*\"\s*:|\||[-:| ]+$|\$ |>>> )")
+# Sample data and transcripts: JSON, a table's separator row, a shell or Python prompt.
+# (A table's other rows are words: a table of paths and when to read them is a fact.)
+_DATA_LINE = re.compile(r"^\s*(?:[{}\[\]]|\"[^\"]*\"\s*:|[-:| ]+$|\$ |>>> )")
 _WORD = re.compile(r"[A-Za-z]{2,}|[\u3400-\u4dbf\u4e00-\u9fff]")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
 _CODE_SPAN = re.compile(r"`[^`]*`")
