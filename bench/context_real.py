@@ -33,13 +33,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gold_match import matches  # noqa: E402
-
 from memdesk.core.context import assemble, get_counter  # noqa: E402
 from memdesk.core.entry import Entry, Source  # noqa: E402
 
 # `../shared` next to the repository (a worktree sits one level deeper: look upwards).
 SHARED = next(
-    (p / "shared" for p in Path(__file__).resolve().parents if (p / "shared" / "bench-data").is_dir()),
+    (
+        p / "shared"
+        for p in Path(__file__).resolve().parents
+        if (p / "shared" / "bench-data").is_dir()
+    ),
     Path(__file__).resolve().parents[1].parent / "shared",
 )
 TODAY = dt.date(2026, 6, 1)
@@ -111,11 +114,15 @@ def standin_entries(text: str, name: str) -> list[Entry]:
         if (item and not item.group(1)) or (not current and line.strip()):
             flush()
             start = number
-        elif current and not line.startswith((" ", "\t", "|")) and not item:
-            # a new paragraph right after a list item
-            if _ITEM.match(current[0]) and not current[-1].startswith((" ", "\t")):
-                flush()
-                start = number
+        elif (
+            current
+            and not item
+            and not line.startswith((" ", "\t", "|"))
+            and _ITEM.match(current[0])
+            and not current[-1].startswith((" ", "\t"))
+        ):
+            flush()  # a new paragraph right after a list item
+            start = number
         current.append(line)
     flush()
     return entries
@@ -148,8 +155,8 @@ def real_name(name: str) -> str:
     return name
 
 
-def item_text(entry: Entry, headings: list[str], with_facts: bool) -> str:
-    return "\n".join([*headings, entry.summary, *(entry.facts if with_facts else [])])
+def item_text(entry: Entry, headings: list[str], facts_kept: int) -> str:
+    return "\n".join([*headings, entry.summary, *entry.facts[:facts_kept]])
 
 
 def run_file(source: Path, gold: dict, ratio: float, show_missed: bool) -> dict:
@@ -161,11 +168,14 @@ def run_file(source: Path, gold: dict, ratio: float, show_missed: bool) -> dict:
     by_id = {e.id: e for e in entries}
     shown = [
         item_text(
-            by_id[i.entry_id], list(getattr(i, "path", []) or [i.section]), not i.facts_dropped
+            by_id[i.entry_id],
+            list(getattr(i, "path", []) or [i.section]),
+            # builds without `facts_kept` keep all facts or none
+            getattr(i, "facts_kept", 0 if i.facts_dropped else len(by_id[i.entry_id].facts)),
         )
         for i in result.included
     ]
-    everything = [item_text(e, list(e.section), True) for e in entries]
+    everything = [item_text(e, list(e.section), len(e.facts)) for e in entries]
     facts = gold.get("facts", [])
     in_block = [f for f in facts if any(matches(f, text) for text in shown)]
     in_entries = [f for f in facts if any(matches(f, text) for text in everything)]
@@ -185,7 +195,9 @@ def run_file(source: Path, gold: dict, ratio: float, show_missed: bool) -> dict:
     }
     if show_missed:
         kept = {f["id"] for f in in_block}
-        out["missed"] = [f"{f['id']} ({f['where']}): {f['text']}" for f in facts if f["id"] not in kept]
+        out["missed"] = [
+            f"{f['id']} ({f['where']}): {f['text']}" for f in facts if f["id"] not in kept
+        ]
     return out
 
 

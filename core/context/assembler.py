@@ -333,8 +333,9 @@ def assemble(
     # chosen out under their headings and re-count the whole text.
     layout = Layout(fmt, purpose, metadata)
     subject_of = subject_lines(everyone)
-    filled = fill(ranked, subject_of, layout, budget, counter)
-    shown, text, used = render_within(filled, layout, budget, counter)
+    filler = fill(ranked, subject_of, layout, budget, counter)
+    shown, text, used = render_within(filler, ranked, budget, counter)
+    filled = filler.out
     t_fill = time.perf_counter()
 
     position_in_rank = {item.entry.id: n for n, item in enumerate(ranked, start=1)}
@@ -344,11 +345,12 @@ def assemble(
             pos,
             filled.costs[item.entry.id],
             item.bucket,
-            not filled.with_facts[item.entry.id],
+            filled.facts_kept[item.entry.id] < len(item.entry.facts),
             item.score,
             list(item.path),
             _why_in(item, filled, position_in_rank, len(ranked), relevance, requirement, purpose),
             describe(item.entry, fmt),
+            facts_kept=filled.facts_kept[item.entry.id],
         )
         for pos, item in enumerate(shown, start=1)
     ]

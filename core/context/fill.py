@@ -1,7 +1,8 @@
 """Filling the budget: entries in rank order, each with the headings and subject line it
 needs, never cut; then the whole block re-counted, so the budget is a hard limit.
 
-An entry is never cut: its facts may be dropped to keep its summary. Its cost counts
+An entry is never cut mid-line: when it is too big, its last facts are dropped (as few
+as needed) to keep its summary. Its cost counts
 the headings it is the first to need and, when its section has a subject line that is
 not in yet, that line too; all of it goes in together or not at all. After an entry
 does not fit, smaller ones are still tried while at least `MIN_REMAINING` units are
@@ -32,18 +33,108 @@ class Layout:
     purpose: str
     metadata: bool = False
 
-    def item(self, item: Item, with_facts: bool = True) -> list[str]:
-        return item_lines(item.entry, self.fmt, with_facts=with_facts, metadata=self.metadata)
+    def item(self, item: Item, facts_kept: int | None = None) -> list[str]:
+        return item_lines(item.entry, self.fmt, metadata=self.metadata, facts_kept=facts_kept)
 
 
 @dataclass
 class Filled:
     chosen: list[Item] = field(default_factory=list)  # in the order they got in
-    with_facts: dict[str, bool] = field(default_factory=dict)
+    facts_kept: dict[str, int] = field(default_factory=dict)  # how many of its facts
     costs: dict[str, int] = field(default_factory=dict)
     over: dict[str, str] = field(default_factory=dict)  # entry id -> why it is out
     steps: list[list[str]] = field(default_factory=list)  # ids that went in together
     pulled: dict[str, str] = field(default_factory=dict)  # subject line id -> item id
+
+
+class Filler:
+    """The greedy fill: offer items in rank order; each goes in whole (with the headings
+    and subject line it needs) when it fits what is left."""
+
+    def __init__(
+        self,
+        subject_of: dict[str, Item],
+        layout: Layout,
+        budget: int,
+        counter: TokenCounter,
+    ) -> None:
+        self.out = Filled()
+        self.subject_of = subject_of
+        self.layout = layout
+        self.budget = budget
+        self.counter = counter
+        self.newline = counter.count("\n")
+        frame = header_lines(layout.fmt, layout.purpose) + footer_lines(layout.fmt)
+        self.remaining = budget - counter.count("\n".join(frame))
+        self.unit = "chars" if counter.name == "chars" else "tokens"
+        self.opened: set[tuple[str, ...]] = set()
+
+    def _headings(self, path: tuple[str, ...]) -> tuple[int, list[tuple[str, ...]]]:
+        new = [path[:d] for d in range(1, len(path) + 1) if path[:d] not in self.opened]
+        fmt = self.layout.fmt
+        cost = sum(self.newline + self.counter.count(heading_line(p[-1], fmt, len(p))) for p in new)
+        return cost, new
+
+    def _lines(self, item: Item, facts_kept: int | None = None) -> int:
+        return self.newline + self.counter.count("\n".join(self.layout.item(item, facts_kept)))
+
+    def _facts_that_fit(self, item: Item, room: int) -> tuple[int, int]:
+        """(facts kept, cost) for the most facts, in order, that fit in `room` (the
+        summary alone when none do)."""
+        facts = item.entry.facts
+        cost = self._lines(item, 0)
+        kept = 0
+        for fact in facts:  # additive estimate first, then checked below
+            step = self.newline + self.counter.count(fact)
+            if cost + step > room:
+                break
+            cost += step
+            kept += 1
+        cost = self._lines(item, kept)
+        while cost > room and kept > 0:
+            kept -= 1
+            cost = self._lines(item, kept)
+        return kept, cost
+
+    def offer(self, item: Item) -> bool:
+        """Put `item` in if it fits; False (and why, in `out.over`) when it does not."""
+        out = self.out
+        entry_id = item.entry.id
+        if entry_id in out.costs:
+            return True  # came in earlier as a subject line
+        lead = self.subject_of.get(entry_id)
+        if lead is not None and lead.entry.id in out.costs:
+            lead = None
+        head_cost, new_heads = self._headings(item.path)
+        lead_cost = self._lines(lead) if lead is not None else 0
+        kept = len(item.entry.facts)
+        full = head_cost + lead_cost + self._lines(item)
+        if full > self.remaining and kept:
+            # Too big: keep the summary and as many of its facts as fit.
+            kept, cost = self._facts_that_fit(item, self.remaining - head_cost - lead_cost)
+            full = head_cost + lead_cost + cost
+        if full > self.remaining:
+            out.over[entry_id] = f"needs {full} {self.unit}, {self.remaining} left" + (
+                f" (with its subject line {lead.entry.id})" if lead is not None else ""
+            )
+            return False
+        step: list[str] = []
+        if lead is not None:
+            out.chosen.append(lead)
+            out.facts_kept[lead.entry.id] = len(lead.entry.facts)
+            out.costs[lead.entry.id] = head_cost + lead_cost
+            out.pulled[lead.entry.id] = entry_id
+            out.over.pop(lead.entry.id, None)
+            step.append(lead.entry.id)
+        out.chosen.append(item)
+        out.facts_kept[entry_id] = kept
+        out.costs[entry_id] = full - (head_cost + lead_cost if lead is not None else 0)
+        out.over.pop(entry_id, None)
+        step.append(entry_id)
+        out.steps.append(step)
+        self.opened.update(new_heads)
+        self.remaining -= full
+        return True
 
 
 def fill(
@@ -52,72 +143,24 @@ def fill(
     layout: Layout,
     budget: int,
     counter: TokenCounter,
-) -> Filled:
+) -> Filler:
     """Greedy fill in rank order (see the module docstring)."""
-    out = Filled()
-    newline = counter.count("\n")
-    frame = header_lines(layout.fmt, layout.purpose) + footer_lines(layout.fmt)
-    remaining = budget - counter.count("\n".join(frame))
-    if remaining < 0:
+    filler = Filler(subject_of, layout, budget, counter)
+    out = filler.out
+    if filler.remaining < 0:
         for item in ranked:
             out.over[item.entry.id] = f"budget {budget} is smaller than the block's frame"
-        return out
-    unit = "chars" if counter.name == "chars" else "tokens"
-    opened: set[tuple[str, ...]] = set()
-
-    def headings(path: tuple[str, ...]) -> tuple[int, list[tuple[str, ...]]]:
-        new = [path[:depth] for depth in range(1, len(path) + 1) if path[:depth] not in opened]
-        cost = sum(newline + counter.count(heading_line(p[-1], layout.fmt, len(p))) for p in new)
-        return cost, new
-
-    def lines_cost(item: Item, with_facts: bool) -> int:
-        return newline + counter.count("\n".join(layout.item(item, with_facts)))
-
+        return filler
     for item in ranked:
-        entry_id = item.entry.id
-        if entry_id in out.costs:
-            continue  # came in earlier as a subject line
-        lead = subject_of.get(entry_id)
-        if lead is not None and lead.entry.id in out.costs:
-            lead = None
-        head_cost, new_heads = headings(item.path)
-        lead_cost = lines_cost(lead, True) if lead is not None else 0
-        full = head_cost + lead_cost + lines_cost(item, True)
-        with_facts = True
-        if full > remaining and item.entry.facts:
-            short = head_cost + lead_cost + lines_cost(item, False)
-            if short <= remaining:
-                full, with_facts = short, False
-        if full > remaining:
-            out.over[entry_id] = f"needs {full} {unit}, {remaining} left" + (
-                f" (with its subject line {lead.entry.id})" if lead is not None else ""
-            )
-            if remaining < MIN_REMAINING:
-                break
-            continue
-        step: list[str] = []
-        if lead is not None:
-            out.chosen.append(lead)
-            out.with_facts[lead.entry.id] = True
-            out.costs[lead.entry.id] = head_cost + lead_cost
-            out.pulled[lead.entry.id] = entry_id
-            out.over.pop(lead.entry.id, None)
-            step.append(lead.entry.id)
-            head_cost = 0
-        out.chosen.append(item)
-        out.with_facts[entry_id] = with_facts
-        out.costs[entry_id] = full - (out.costs[lead.entry.id] if lead is not None else 0)
-        step.append(entry_id)
-        out.steps.append(step)
-        opened.update(new_heads)
-        remaining -= full
+        if not filler.offer(item) and filler.remaining < MIN_REMAINING:
+            break
     for item in ranked:
         if item.entry.id not in out.costs and item.entry.id not in out.over:
             out.over[item.entry.id] = EXHAUSTED
-    return out
+    return filler
 
 
-def render(items: list[Item], with_facts: dict[str, bool], layout: Layout) -> str:
+def render(items: list[Item], facts_kept: dict[str, int], layout: Layout) -> str:
     """The block: frame, then each item under the headings it needs, in block order."""
     lines = header_lines(layout.fmt, layout.purpose)
     previous: tuple[str, ...] = ()
@@ -125,23 +168,39 @@ def render(items: list[Item], with_facts: dict[str, bool], layout: Layout) -> st
         for depth, title in opened_headings(previous, item.path):
             lines.append(heading_line(title, layout.fmt, depth))
         previous = item.path
-        lines.extend(layout.item(item, with_facts[item.entry.id]))
+        lines.extend(layout.item(item, facts_kept[item.entry.id]))
     lines.extend(footer_lines(layout.fmt))
     return "\n".join(lines)
 
 
 def render_within(
-    filled: Filled, layout: Layout, budget: int, counter: TokenCounter
+    filler: Filler, ranked: list[Item], budget: int, counter: TokenCounter
 ) -> tuple[list[Item], str, int]:
-    """Lay the chosen items out and re-count the whole text; while a real tokenizer's
-    merges across line breaks make it longer than the sum of its parts, take back the
-    last step that went in (an item with the subject line it brought)."""
+    """Lay the chosen items out and count the whole text.
+
+    The fill adds up the cost of each part, which over-counts a real tokenizer a little
+    (it merges across line breaks): when the whole text leaves room, the items still
+    out are offered once more against what is really left. When a tokenizer's merges
+    make the whole longer than its parts, the last step that went in (an item with the
+    subject line it brought) is taken back until the text fits."""
+    filled, layout = filler.out, filler.layout
+    topped_up = False
     while filled.steps:
         ordered = laid_out(filled.chosen)
-        text = render(ordered, filled.with_facts, layout)
+        text = render(ordered, filled.facts_kept, layout)
         used = counter.count(text)
         if used <= budget:
-            return ordered, text, used
+            if topped_up or not filled.over:
+                return ordered, text, used
+            topped_up = True
+            filler.remaining = budget - used
+            before = len(filled.steps)
+            for item in ranked:
+                if item.entry.id not in filled.costs:
+                    filler.offer(item)
+            if len(filled.steps) == before:
+                return ordered, text, used
+            continue
         for entry_id in filled.steps.pop():
             filled.costs.pop(entry_id, None)
             filled.pulled.pop(entry_id, None)

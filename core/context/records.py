@@ -38,6 +38,7 @@ class Included:
     path: list[str] = field(default_factory=list)  # the headings it is shown under
     reason: str = ""  # why it is in, for explanations
     metadata: str = field(default="", repr=False)  # kind, scope, source, time
+    facts_kept: int = 0  # how many of its facts (the first ones) are in the block
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +50,7 @@ class Included:
             "score": round(self.score, 4),
             "path": self.path,
             "reason": self.reason,
+            "facts_kept": self.facts_kept,
         }
 
 
@@ -140,7 +142,7 @@ class Assembly:
             lines.append(
                 f"  {item.position}. {item.entry_id}: {item.reason}; {item.tokens} "
                 f"{'chars' if self.unit == 'chars' else 'tokens'}"
-                + ("; facts left out to fit" if item.facts_dropped else "")
+                + (f"; {item.facts_kept} of its facts kept to fit" if item.facts_dropped else "")
             )
             lines.append(f"     under {where} | {item.metadata}" + (f" | {gist}" if gist else ""))
         return "\n".join(lines)

@@ -144,12 +144,19 @@ def _suffix(entry: Entry, fmt: str, metadata: bool) -> str:
 
 
 def item_lines(
-    entry: Entry, fmt: str, *, with_facts: bool = True, metadata: bool = False
+    entry: Entry,
+    fmt: str,
+    *,
+    with_facts: bool = True,
+    metadata: bool = False,
+    facts_kept: int | None = None,
 ) -> list[str]:
+    """The item's lines: its summary, then its facts as sub-items (all of them, the
+    first `facts_kept`, or none when `with_facts` is off)."""
     lines = bullet_lines(entry.summary)
     lines[0] += _suffix(entry, fmt, metadata)
     if with_facts:
-        for fact in entry.facts:
+        for fact in entry.facts[:facts_kept]:
             if fact.strip():
                 lines.extend(bullet_lines(fact, "  "))
     if fmt == "agent":
