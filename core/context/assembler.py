@@ -21,7 +21,7 @@ from math import exp2
 from typing import Any
 
 from memdesk.core.context.fill import Filled, Layout, fill, render_within
-from memdesk.core.context.outline import Item, heading_path, order_key, subject_lines
+from memdesk.core.context.outline import Item, order_key, subject_lines
 from memdesk.core.context.query import (
     ContextRequirement,
     LexicalIndex,
@@ -133,6 +133,7 @@ class _Prepared:
     excluded: list[Excluded]
     eligible: list[Screened]
     ranked: list[Item] | None = None  # no-query order
+    subjects: dict[str, Item] | None = None  # no-query subject lines
     lexical: LexicalIndex | None = None  # built on the first query
 
 
@@ -313,32 +314,42 @@ def assemble(
                 rank_of_section,
             )
         ranked = prepared.ranked
-        everyone = ranked
+        if prepared.subjects is None:
+            prepared.subjects = subject_lines(i for i in ranked if i.entry.section)
+        subject_of = prepared.subjects
     else:
-        everyone = []
+        sectioned: list[Item] = []
         relevant: list[Item] = []
         needs = requirement.sections
         for entry, section, static, label in eligible:
             base = relevance.get(entry.id, 0.0) + (0.25 if section in needs else 0.0)
-            item = _item(entry, section, base * static, label, rank_of_section)
-            everyone.append(item)
-            if base > 0:
-                relevant.append(item)
-            else:
+            if base > 0 or entry.section:  # an Item only where one is needed
+                item = _item(entry, section, base * static, label, rank_of_section)
+                if entry.section:
+                    sectioned.append(item)
+                if base > 0:
+                    relevant.append(item)
+            if base <= 0:
                 irrelevant[entry.id] = (entry, section, "irrelevant", REASONS["irrelevant"])
         ranked = _rank(relevant, n_sections, rank_of_section)
+        subject_of = subject_lines(sectioned)
     t_rank = time.perf_counter()
 
     # 4. fill the budget (each item with its headings and subject line), then lay the
     # chosen out under their headings and re-count the whole text.
     layout = Layout(fmt, purpose, metadata)
-    subject_of = subject_lines(everyone)
     filler = fill(ranked, subject_of, layout, budget, counter)
-    shown, text, used = render_within(filler, ranked, budget, counter)
+    shown, text, used = render_within(filler, budget, counter)
     filled = filler.out
     t_fill = time.perf_counter()
 
-    position_in_rank = {item.entry.id: n for n, item in enumerate(ranked, start=1)}
+    position_in_rank: dict[str, int] = {}
+    shown_ids = {item.entry.id for item in shown}
+    for n, item in enumerate(ranked, start=1):
+        if len(position_in_rank) == len(shown_ids):
+            break  # what is shown is near the top of the ranking
+        if item.entry.id in shown_ids:
+            position_in_rank[item.entry.id] = n
     included = [
         Included(
             item.entry.id,
@@ -357,11 +368,16 @@ def assemble(
     for lead_id in filled.pulled:
         irrelevant.pop(lead_id, None)
     pending = list(irrelevant.values())
-    pending.extend(
-        (item.entry, item.bucket, "budget", filled.over.get(item.entry.id, EXHAUSTED))
-        for item in ranked
-        if item.entry.id not in filled.costs
-    )
+
+    def left_out() -> list[tuple[Entry, str, str, str]]:
+        """Budget exclusions, built only when someone reads `Assembly.excluded`."""
+        over, costs = filled.over, filled.costs
+        return [
+            (item.entry, item.bucket, "budget", over.get(item.entry.id, EXHAUSTED))
+            for item in ranked
+            if item.entry.id not in costs
+        ]
+
     t_done = time.perf_counter()
     return Assembly(
         text=text,
@@ -375,6 +391,7 @@ def assemble(
         included=included,
         excluded_early=excluded,
         pending=pending,
+        pending_later=left_out,
         sections=list(order),
         needed_sections=sorted(requirement.sections) if requirement else [],
         relevance=(getattr(search, "__name__", "custom") if search else "lexical") if query else "",
@@ -395,23 +412,14 @@ def assemble(
 def _item(
     entry: Entry, bucket: str, score: float, label: str, rank_of_section: dict[str, int]
 ) -> Item:
-    return Item(
-        entry,
-        bucket,
-        heading_path(entry, bucket),
-        order_key(entry, rank_of_section[bucket], score),
-        score,
-        label,
-    )
+    return Item(entry, bucket, order_key(entry, rank_of_section[bucket], score), score, label)
 
 
 def _rank(items: Iterable[Item], n_sections: int, rank_of_section: dict[str, int]) -> list[Item]:
     """Best first: score x the purpose's weight for the item's section; ties keep the
     items' block order (file order for memory-file entries)."""
-    return sorted(
-        items,
-        key=lambda i: (-i.score * _purpose_factor(rank_of_section[i.bucket], n_sections), i.order),
-    )
+    factor = {bucket: _purpose_factor(rank, n_sections) for bucket, rank in rank_of_section.items()}
+    return sorted(items, key=lambda i: (-i.score * factor[i.bucket], i.order))
 
 
 def _why_in(

@@ -2,11 +2,12 @@
 needs, never cut; then the whole block re-counted, so the budget is a hard limit.
 
 An entry is never cut mid-line: when it is too big, its last facts are dropped (as few
-as needed) to keep its summary. Its cost counts
-the headings it is the first to need and, when its section has a subject line that is
-not in yet, that line too; all of it goes in together or not at all. After an entry
-does not fit, smaller ones are still tried while at least `MIN_REMAINING` units are
-left (seed 001).
+as needed) to keep its summary. Its cost counts the headings it is the first to need
+and, when its section has a subject line that is not in yet, that line too; all of it
+goes in together or not at all. After an entry does not fit, smaller ones are still
+tried while at least `MIN_REMAINING` units are left (seed 001). The sum of the parts
+over-counts a real tokenizer a little, so the re-counted block usually leaves room: it
+is offered once more to the entries that were out (`render_within`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memdesk.core.context.outline import Item, laid_out
-from memdesk.core.context.records import EXHAUSTED, MIN_REMAINING
+from memdesk.core.context.records import MIN_REMAINING
 from memdesk.core.context.render import (
     footer_lines,
     header_lines,
@@ -23,6 +24,9 @@ from memdesk.core.context.render import (
     opened_headings,
 )
 from memdesk.core.context.tokens import TokenCounter
+
+# After the early stop, how many more items the re-counted block's room is offered to.
+TOP_UP_TRIES = 200
 
 
 @dataclass
@@ -45,6 +49,8 @@ class Filled:
     over: dict[str, str] = field(default_factory=dict)  # entry id -> why it is out
     steps: list[list[str]] = field(default_factory=list)  # ids that went in together
     pulled: dict[str, str] = field(default_factory=dict)  # subject line id -> item id
+    needed: dict[str, int] = field(default_factory=dict)  # what an item out would cost
+    failed: list[Item] = field(default_factory=list)  # offered and out, in rank order
 
 
 class Filler:
@@ -68,6 +74,7 @@ class Filler:
         self.remaining = budget - counter.count("\n".join(frame))
         self.unit = "chars" if counter.name == "chars" else "tokens"
         self.opened: set[tuple[str, ...]] = set()
+        self.unreached: list[Item] = []  # the next items after the early stop
 
     def _headings(self, path: tuple[str, ...]) -> tuple[int, list[tuple[str, ...]]]:
         new = [path[:d] for d in range(1, len(path) + 1) if path[:d] not in self.opened]
@@ -114,6 +121,8 @@ class Filler:
             kept, cost = self._facts_that_fit(item, self.remaining - head_cost - lead_cost)
             full = head_cost + lead_cost + cost
         if full > self.remaining:
+            out.needed[entry_id] = full
+            out.failed.append(item)
             out.over[entry_id] = f"needs {full} {self.unit}, {self.remaining} left" + (
                 f" (with its subject line {lead.entry.id})" if lead is not None else ""
             )
@@ -151,13 +160,11 @@ def fill(
         for item in ranked:
             out.over[item.entry.id] = f"budget {budget} is smaller than the block's frame"
         return filler
-    for item in ranked:
+    for index, item in enumerate(ranked):
         if not filler.offer(item) and filler.remaining < MIN_REMAINING:
+            filler.unreached = ranked[index + 1 : index + 1 + TOP_UP_TRIES]
             break
-    for item in ranked:
-        if item.entry.id not in out.costs and item.entry.id not in out.over:
-            out.over[item.entry.id] = EXHAUSTED
-    return filler
+    return filler  # items never reached are out with EXHAUSTED (see `assemble`)
 
 
 def render(items: list[Item], facts_kept: dict[str, int], layout: Layout) -> str:
@@ -174,7 +181,7 @@ def render(items: list[Item], facts_kept: dict[str, int], layout: Layout) -> str
 
 
 def render_within(
-    filler: Filler, ranked: list[Item], budget: int, counter: TokenCounter
+    filler: Filler, budget: int, counter: TokenCounter
 ) -> tuple[list[Item], str, int]:
     """Lay the chosen items out and count the whole text.
 
@@ -195,9 +202,17 @@ def render_within(
             topped_up = True
             filler.remaining = budget - used
             before = len(filled.steps)
-            for item in ranked:
-                if item.entry.id not in filled.costs:
+            # what was measured and would fit, then the next few the early stop did
+            # not reach (a bounded number: a store of thousands is not walked again)
+            for item in list(filled.failed):
+                if item.entry.id not in filled.costs and (
+                    filled.needed[item.entry.id] <= filler.remaining
+                ):
                     filler.offer(item)
+            for item in filler.unreached:
+                if filler.remaining <= 0:
+                    break
+                filler.offer(item)
             if len(filled.steps) == before:
                 return ordered, text, used
             continue

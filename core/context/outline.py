@@ -34,16 +34,23 @@ class Item:
 
     entry: Entry
     bucket: str  # the kind-based section ("project", "commands", ...), for purposes
-    path: tuple[str, ...]  # the heading path it is shown under, outermost first
     order: tuple[int, str, int, float]  # position in the block (see `order_key`)
     score: float = 0.0
     weight_label: str = ""
 
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The heading path it is shown under, outermost first."""
+        return heading_path(self.entry, self.bucket)
+
 
 def heading_path(entry: Entry, bucket: str) -> tuple[str, ...]:
     """The entry's own heading path, or its kind's section title when it has none."""
-    path = tuple(one_line(title) for title in entry.section if title.strip())
-    return path if path else (SECTION_TITLES.get(bucket, bucket),)
+    if entry.section:
+        path = tuple(one_line(title) for title in entry.section if title.strip())
+        if path:
+            return path
+    return (SECTION_TITLES.get(bucket, bucket),)
 
 
 def place_of(entry: Entry) -> Place | None:

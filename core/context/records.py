@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +89,10 @@ class Assembly:
     excluded_early: list[Excluded] = field(default_factory=list, repr=False)
     # (entry, section, reason, detail) for irrelevant and budget exclusions, in order.
     pending: list[tuple[Entry, str, str, str]] = field(default_factory=list, repr=False)
+    # Builds the budget exclusions on first access of `excluded`.
+    pending_later: Callable[[], list[tuple[Entry, str, str, str]]] | None = field(
+        default=None, repr=False
+    )
     sections: list[str] = field(default_factory=list)  # the purpose's order
     needed_sections: list[str] = field(default_factory=list)  # from analyze_query
     relevance: str = ""  # which scorer ranked by relevance ("lexical", "search-hybrid", ...)
@@ -99,6 +104,9 @@ class Assembly:
     @property
     def excluded(self) -> list[Excluded]:
         """Every entry left out, with its reason (status/scope/... first, then budget)."""
+        if self.pending_later is not None:
+            self.pending.extend(self.pending_later())
+            self.pending_later = None
         if self.pending:
             self.excluded_early.extend(
                 Excluded(entry.id, reason, detail, section, "", entry.summary)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memdesk.core.entry import Entry
 
@@ -65,12 +66,12 @@ def line_kind(line: str) -> str:
     return "prose" if words >= PROSE_WORDS else "other"
 
 
-def is_code_or_data(entry: Entry) -> bool:
+def is_code_or_data(summary: str, facts: tuple[str, ...] = ()) -> bool:
     """Code or sample data with no line of prose around it (a fenced block, JSON, a
     snippet): it shows an agent what something looks like, but says little."""
     seen_code = False
     in_fence = False
-    for line in "\n".join((entry.summary, *entry.facts)).splitlines():
+    for line in "\n".join((summary, *facts)).splitlines():
         if _FENCE.match(line):
             in_fence = not in_fence
             seen_code = True
@@ -85,17 +86,23 @@ def is_code_or_data(entry: Entry) -> bool:
     return seen_code
 
 
-def is_stressed(entry: Entry) -> bool:
+def is_stressed(summary: str, section: tuple[str, ...] = ()) -> bool:
     """The author stressed it: an all-caps rule word (or a Chinese one) in the entry or
     its headings. Lower-case "never" is ordinary prose and does not count."""
-    if _EMPHASIS.search(entry.summary):
+    if _EMPHASIS.search(summary):
         return True
-    return any(_EMPHASIS.search(title) for title in entry.section)
+    return any(_EMPHASIS.search(title) for title in section)
 
 
 def weigh(entry: Entry) -> Weight:
-    if is_code_or_data(entry):
+    return _weigh(entry.summary, tuple(entry.facts), tuple(entry.section))
+
+
+@lru_cache(maxsize=65536)
+def _weigh(summary: str, facts: tuple[str, ...], section: tuple[str, ...]) -> Weight:
+    """Memoised on the text: the preview re-screens every entry on each store change."""
+    if is_code_or_data(summary, facts):
         return Weight(CODE_ONLY_WEIGHT, "code or sample data")
-    if is_stressed(entry):
+    if is_stressed(summary, section):
         return Weight(EMPHASIS_WEIGHT, "stressed rule")
     return Weight(1.0, "")
