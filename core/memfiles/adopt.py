@@ -13,7 +13,7 @@ from pathlib import Path
 
 from memdesk.core.entry import Entry, now
 from memdesk.core.memfiles.blocks import parse_blocks
-from memdesk.core.memfiles.entries import block_entry, display_path, scope_of
+from memdesk.core.memfiles.entries import block_entry, display_path, kind_of, scope_of
 from memdesk.core.memfiles.formats import detect_format, get_format
 from memdesk.core.memfiles.manifest import (
     ManagedBlock,
@@ -72,8 +72,9 @@ def adopt(store: Store, path: Path | str, format_name: str | None = None) -> Ado
     blocks = parse_blocks(text)
     stamp = now().isoformat()
     scope = scope_of(path)
+    kind = kind_of(blocks)
     wanted: list[tuple[int, Entry]] = [
-        (i, block_entry(b, where, status="confirmed", scope=scope, stamp=stamp))
+        (i, block_entry(b, where, status="confirmed", scope=scope, stamp=stamp, kind=kind))
         for i, b in enumerate(blocks)
         if b.kind == "fact"
     ]
