@@ -60,6 +60,18 @@ def new_item_text(entry: Entry, newline: str, like: str = "") -> str:
     return newline.join(out) + newline
 
 
+def _successor(entry: Entry | None, entries: Mapping[str, Entry], placed: set[str]) -> Entry | None:
+    """A superseded entry is written as what replaced it, in its place, unless that has
+    a place of its own in the file (the block keeps its entry: undo brings it back)."""
+    hops = 0
+    while entry is not None and entry.status == "superseded" and hops < 16:
+        entry = entries.get(entry.superseded_by)
+        if entry is None or entry.id in placed:
+            return None
+        hops += 1
+    return entry
+
+
 def render_file(manifest: Manifest, entries: Mapping[str, Entry], gate: str = "hold") -> Rendered:
     """The file's text. Updates the manifest's blocks in place so that an edited entry's
     new text becomes its block's text (a second render is then a no-op)."""
@@ -71,15 +83,7 @@ def render_file(manifest: Manifest, entries: Mapping[str, Entry], gate: str = "h
         if block.is_layout:
             text = block.raw
         else:
-            entry = entries.get(block.entry_id)
-            if entry is not None and entry.status == "superseded":
-                successor = entries.get(entry.superseded_by)
-                if successor is None or successor.id in placed:
-                    continue
-                # The successor takes the old block's place (and keeps it).
-                placed.add(successor.id)
-                block.entry_id = successor.id
-                entry = successor
+            entry = _successor(entries.get(block.entry_id), entries, placed)
             if not shows(block, entry, gate):
                 continue
             assert entry is not None
