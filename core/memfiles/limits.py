@@ -34,8 +34,7 @@ class Cut:
         return {
             "limit_lines": self.format.load_lines,
             "limit_bytes": self.format.load_bytes,
-            "lines": self.lines,
-            "bytes": self.bytes,
+            "rendered_lines": self.lines,
             "loaded_lines": self.loaded_lines,
             "over_limit": self.over,
             "past_cut": len(self.past),
