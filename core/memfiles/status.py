@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memdesk.core.entry import Entry
@@ -81,16 +82,21 @@ def file_status(
     )
 
 
-def file_statuses(store: Store) -> list[FileStatus]:
-    entries = {e.id: e for e in store.entries()}
+def file_statuses(store: Store, entries: Iterable[Entry] | None = None) -> list[FileStatus]:
+    """Every managed file's status; `entries` when the caller has them at hand (reading
+    them again from the store costs a stat per entry file)."""
+    manifests = all_manifests(store.meta_dir)
+    if not manifests:
+        return []
+    by_id = {e.id: e for e in (store.entries() if entries is None else entries)}
     gate = gate_of(store)
-    return [file_status(store, m, entries, gate) for m in all_manifests(store.meta_dir)]
+    return [file_status(store, m, by_id, gate) for m in manifests]
 
 
-def approval_warnings(store: Store) -> dict[str, str]:
+def approval_warnings(store: Store, entries: Iterable[Entry] | None = None) -> dict[str, str]:
     """Candidate id -> what approving it would push past its file's load cut."""
     out: dict[str, str] = {}
-    for status in file_statuses(store):
+    for status in file_statuses(store, entries):
         for candidate, pushed in status.pushes.items():
             if not pushed:
                 continue
