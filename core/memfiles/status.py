@@ -111,3 +111,13 @@ def approval_warnings(store: Store, entries: Iterable[Entry] | None = None) -> d
                     f"{status.limit} {status.agent} loads of {status.shown_path}"
                 )
     return out
+
+
+def load_cut_note(store: Store, entries: Iterable[Entry] | None = None) -> str:
+    """One line on the managed files whose agents do not see everything (or would not
+    after an approval); "" when there is nothing to say."""
+    return "; ".join(
+        f"{status.shown_path}: {status.warning}"
+        for status in file_statuses(store, entries)
+        if status.warning
+    )

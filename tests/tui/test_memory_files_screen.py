@@ -94,3 +94,18 @@ async def test_f_opens_the_screen_and_the_queue_flags_a_push_past_the_cut(
         (status,) = app.screen.statuses
         assert status.candidates == [e.id for e in added[3:]]
         assert "would push entries past it" in status.warning
+
+
+async def test_the_context_preview_says_what_its_agent_does_not_load(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from memdesk.tui.screens.context_preview import ContextPreviewScreen
+
+    auto_memory(tmp_path)
+    store = Store.init(tmp_path)
+    app = ScreenApp(store, lambda s: ContextPreviewScreen(s, SimpleNamespace(search=None)))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _settle(pilot)
+        title = str(app.screen.query_one("#excluded-title", Static).render())
+        assert "load limit · MEMORY.md:" in title
+        assert "past the 200 lines / 25 KB Claude Code (auto memory) loads" in title
