@@ -45,9 +45,30 @@ def entry_text(block: ManagedBlock, entry: Entry, newline: str) -> str:
         return block.raw
     lines = split_lines(block.raw) or [""]
     first, rest = lines[0], "".join(lines[1:])
-    if entry.facts == block.facts and block.summary and block.summary in first:
-        return first.replace(block.summary, entry.summary, 1) + rest
+    if entry.summary != block.summary:
+        if not (block.summary and block.summary in first):
+            return new_item_text(entry, newline, first)
+        first = first.replace(block.summary, entry.summary, 1)
+    if entry.facts == block.facts:
+        return first + rest
+    if entry.facts[: len(block.facts)] == block.facts:
+        # Facts added (a candidate merged in): they follow the block's own lines.
+        return _with_facts(first + rest, entry.facts[len(block.facts) :], newline)
     return new_item_text(entry, newline, first)
+
+
+def _with_facts(raw: str, facts: list[str], newline: str) -> str:
+    """`raw` with `facts` as sub-items after its last line (before trailing blanks)."""
+    lines = split_lines(raw)
+    end = len(lines)
+    while end > 0 and not lines[end - 1].strip():
+        end -= 1
+    match = _ITEM_PREFIX.match(lines[0]) if lines else None
+    indent = " " * len(match.group(1)) if match else ""
+    if end and not lines[end - 1].endswith("\n"):
+        lines[end - 1] += newline
+    added = [f"{indent}- {' '.join(fact.split())}{newline}" for fact in facts]
+    return "".join(lines[:end] + added + lines[end:])
 
 
 def new_item_text(entry: Entry, newline: str, like: str = "") -> str:

@@ -58,8 +58,11 @@ def managed_ids(store: Store) -> set[str]:
 
 
 def sync_all(store: Store) -> list[SyncResult]:
+    manifests = all_manifests(store.meta_dir)
+    if not manifests:
+        return []
     gate = gate_of(store)
-    return [sync_file(store, m, gate) for m in all_manifests(store.meta_dir)]
+    return [sync_file(store, m, gate) for m in manifests]
 
 
 def sync_file(store: Store, manifest: Manifest, gate: str, *, order: bool = False) -> SyncResult:

@@ -156,3 +156,15 @@ def test_an_agent_rewriting_the_file_whole_is_diffed_not_reingested(tmp_path: Pa
     added = store.ingest_memory_md()
     assert [e.summary for e in added] == ["先跑 `smoke.sh`"]
     assert len(store.entries()) == 7
+
+
+def test_merging_a_candidate_adds_its_fact_under_the_entry_keeping_the_code(
+    tmp_path: Path,
+) -> None:
+    store, path = managed(tmp_path)
+    target = by_summary(store, "Run the tests with `make test`")
+    candidate = store.add(Entry(summary="the tests take ten minutes"))
+    store.merge_into(candidate.id, target.id)
+    assert path.read_text("utf-8") == NESTED.replace(
+        "  ```\n- Lint", "  ```\n  - the tests take ten minutes\n- Lint"
+    )
