@@ -66,6 +66,10 @@ def adopt(store: Store, path: Path | str, format_name: str | None = None) -> Ado
         raise StoreError(f"{path}: no such file")
     if is_managed(store.meta_dir, path):
         raise StoreError(f"{path}: already adopted (`memdesk files` lists it)")
+    if path == store.memory_file.path and store.memory_file.state_path.exists():
+        raise StoreError(
+            f"{path}: memdesk already writes this file from the store; its lines are entries"
+        )
     text = read_text(path)
     fmt = get_format(format_name) if format_name else detect_format(path, text)
     where = display_path(path, store.root)

@@ -97,6 +97,9 @@ def test_adopt_discover_and_render_order(tmp_path: Path, cli, monkeypatch) -> No
     assert usage.returncode == 1 and "--discover" in usage.stderr
     agents = str(tmp_path / "AGENTS.md")
     assert cli("--dir", str(tmp_path), "adopt", agents, "--as", "agents-md").returncode == 0
+    (tmp_path / "GEMINI.md").write_text("- rule two\n", encoding="utf-8")
+    everything = cli("--dir", str(tmp_path), "adopt", "--discover", "--all", "--json")
+    assert [r["format"] for r in json.loads(everything.stdout)] == ["gemini-md"]
     ordered = cli("--dir", str(tmp_path), "render", "--order")
     assert ordered.returncode == 0, ordered.stderr
     assert (tmp_path / "AGENTS.md").read_text("utf-8") == "- rule one\n"

@@ -159,3 +159,10 @@ def test_a_secret_stays_in_the_file_but_is_not_an_entry(tmp_path: Path) -> None:
     assert result.unchanged and path.read_text("utf-8") == text
     assert [e.summary for e in store.entries()] == ["deploys go through CI"]
     assert len(result.refused) == 1
+
+
+def test_memdesks_own_memory_md_is_not_adopted(tmp_path: Path) -> None:
+    store = Store.init(tmp_path)
+    store.add(Entry(summary="uses pnpm", status="confirmed"))  # renders MEMORY.md
+    with pytest.raises(StoreError, match="already writes this file"):
+        adopt(store, tmp_path / "MEMORY.md")
