@@ -168,3 +168,24 @@ def test_merging_a_candidate_adds_its_fact_under_the_entry_keeping_the_code(
     assert path.read_text("utf-8") == NESTED.replace(
         "  ```\n- Lint", "  ```\n  - the tests take ten minutes\n- Lint"
     )
+
+
+def test_a_line_the_agent_changed_is_a_candidate_related_to_the_old_entry(
+    tmp_path: Path,
+) -> None:
+    store, path = managed(tmp_path)
+    old = by_summary(store, "Lint with ruff before committing")
+    path.write_text(NESTED.replace("Lint with ruff before", "Lint with ruff --fix before"), "utf-8")
+    (candidate,) = store.ingest_memory_md()
+    assert candidate.summary == "Lint with ruff --fix before committing"
+    assert candidate.related == [old.id]
+    assert path.read_text("utf-8") == NESTED  # held; the old line stands meanwhile
+    store.supersede(old.id, candidate.id)
+    assert path.read_text("utf-8") == NESTED.replace("ruff before", "ruff --fix before")
+
+
+def test_a_removed_file_is_not_written_again(tmp_path: Path) -> None:
+    store, path = managed(tmp_path)
+    path.unlink()
+    store.edit(by_summary(store, "Push to main directly").id, {"summary": "Never push to main"})
+    assert not path.exists()
