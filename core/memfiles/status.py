@@ -27,11 +27,14 @@ class FileStatus:
     limit: str  # what the agent loads, said for a person
     cut: Cut  # of the file as memdesk renders it
     pushes: dict[str, list[str]] = field(default_factory=dict)  # candidate -> pushed out
+    missing: bool = False  # someone removed the file
 
     @property
     def warning(self) -> str:
         """One line for a person, "" when all is loaded and no approval changes that."""
         parts: list[str] = []
+        if self.missing:
+            return "the file is missing; memdesk does not write it again by itself"
         if self.cut.over:
             parts.append(
                 f"{len(self.cut.past)} entr{'y' if len(self.cut.past) == 1 else 'ies'} past "
@@ -54,6 +57,7 @@ class FileStatus:
             "load_limit": self.limit,
             **self.cut.to_json(),
             "approval_pushes_past_cut": {k: v for k, v in self.pushes.items() if v},
+            "missing": self.missing,
             "warning": self.warning,
         }
 
@@ -67,6 +71,7 @@ def file_status(
     ids = manifest.entry_ids()
     waiting = [i for i in ids if i in entries and entries[i].status == "candidate"]
     lines, size = file_stat(manifest.file)
+    cut = cut_of(view, rendered)
     return FileStatus(
         path=manifest.path,
         shown_path=display_path(manifest.file, store.root),
@@ -77,8 +82,9 @@ def file_status(
         lines=lines,
         bytes=size,
         limit=fmt.limit_text(),
-        cut=cut_of(view, rendered),
-        pushes={i: pushed_past(manifest, entries, gate, i) for i in waiting},
+        cut=cut,
+        pushes={i: pushed_past(manifest, entries, gate, i, cut) for i in waiting},
+        missing=not manifest.file.exists(),
     )
 
 
