@@ -12,7 +12,7 @@ MEMORY.md): adopt it, then print
 - the gate: a line appended to the file becomes one candidate, is held out of the file,
   and once approved is the only change to the file.
 
-    python bench/adopt_real.py [--data DIR] [--show-missed]
+    python bench/adopt_real.py [--data DIR] [--show-missed] [OTHER.md ...]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -86,9 +87,11 @@ def run_file(source: Path, gold: dict | None, show_missed: bool) -> dict:
         target = work / real_name(source.name)
         shutil.copyfile(source, target)
         original = target.read_bytes()
+        started = time.perf_counter()
         store = Store.init(work)  # a MEMORY.md already there is adopted by init
         if target.name != "MEMORY.md":
             adopt(store, target)
+        adopt_ms = (time.perf_counter() - started) * 1000
         after_adopt = target.read_bytes() == original
         store.render_memory_md()
         after_render = target.read_bytes() == original
@@ -128,6 +131,7 @@ def run_file(source: Path, gold: dict | None, show_missed: bool) -> dict:
             "identical_adopt": after_adopt,
             "identical_render": after_render,
             "entries": len(confirmed),
+            "adopt_ms": round(adopt_ms),
             "gold": len((gold or {}).get("facts", [])),
             "gold_found": found,
             "gold_found_with_section_text": found_in_section,
@@ -149,12 +153,16 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=None, help="the real/ data folder")
     parser.add_argument("--show-missed", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "files", nargs="*", type=Path, help="other Markdown files to check (no gold facts)"
+    )
     args = parser.parse_args()
     data = args.data or Path(os.environ.get("MEMDESK_REAL_DATA", SHARED / "bench-data" / "real"))
     # A sandbox home, so nothing in the real home folder is read or written.
     os.environ["HOME"] = tempfile.mkdtemp(prefix="memdesk-home-")
     results = []
-    for source in sorted((data / "memory").glob("*")):
+    sources = args.files or sorted((data / "memory").glob("*"))
+    for source in sources:
         gold_path = data / "gold" / f"{source.name}.json"
         gold = json.loads(gold_path.read_text("utf-8")) if gold_path.exists() else None
         results.append(run_file(source, gold, args.show_missed))
@@ -164,13 +172,14 @@ def main() -> int:
     yes = {True: "yes", False: "NO"}
     print(
         f"{'file':40} {'adopt':>5} {'render':>6} {'entries':>7} {'gold':>9} {'bad':>3} "
-        f"{'append':>6} {'held':>4} {'only':>4}"
+        f"{'append':>6} {'held':>4} {'only':>4} {'ms':>5}"
     )
     for r in results:
         print(
             f"{r['file'][:40]:40} {yes[r['identical_adopt']]:>5} {yes[r['identical_render']]:>6} "
             f"{r['entries']:>7} {r['gold_found']:>4}/{r['gold']:<4} {r['bad']:>3} "
-            f"{r['append_candidates']:>6} {yes[r['held']]:>4} {yes[r['approve_only_change']]:>4}"
+            f"{r['append_candidates']:>6} {yes[r['held']]:>4} {yes[r['approve_only_change']]:>4} "
+            f"{r['adopt_ms']:>5}"
         )
         for line in r.get("missed", []):
             print(f"    missed {line}")

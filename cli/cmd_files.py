@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from memdesk.cli.context import CliContext, UserError
 from memdesk.core.memfiles.adopt import adopt
-from memdesk.core.memfiles.discover import discover
+from memdesk.core.memfiles.discover import Found, discover
 from memdesk.core.memfiles.formats import FORMATS, UnknownFormat
 from memdesk.core.memfiles.status import file_statuses
-from memdesk.core.store import StoreError
+from memdesk.core.store import Store, StoreError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,6 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--discover", action="store_true", help="list the agents' memory files of this directory"
+    )
+    p.add_argument(
+        "--all", action="store_true", help="with --discover: adopt every file not yet adopted"
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_adopt)
@@ -41,6 +45,8 @@ def run_adopt(args: argparse.Namespace, ctx: CliContext) -> int:
         except StoreError as exc:
             raise UserError(str(exc)) from exc
         found = discover(store.root, store.meta_dir, settings)
+        if args.all:
+            return _adopt_all(ctx, store, [f for f in found if not f.managed], args.json)
         if args.json:
             ctx.print_json([f.to_json() for f in found])
         else:
@@ -66,6 +72,23 @@ def run_adopt(args: argparse.Namespace, ctx: CliContext) -> int:
         )
     for line in result.refused:
         print(f"kept in the file but not as an entry: {line}")
+    return 0
+
+
+def _adopt_all(ctx: CliContext, store: Store, found: list[Found], as_json: bool) -> int:
+    results = []
+    for item in found:
+        try:
+            results.append(adopt(store, item.path, item.format))
+        except StoreError as exc:  # one file that cannot be adopted does not stop the rest
+            print(f"memdesk: {exc}", file=sys.stderr)
+    if as_json:
+        ctx.print_json([r.to_json() for r in results])
+    else:
+        for r in results:
+            print(f"adopted {r.path} ({r.format}): {r.entries} entries")
+        if not results:
+            print("nothing new to adopt")
     return 0
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from memdesk.core.entry import Entry, now
 from memdesk.core.memfiles.blocks import parse_blocks
-from memdesk.core.memfiles.entries import block_entry, display_path, scope_of
+from memdesk.core.memfiles.entries import block_entry, display_path, kind_of, scope_of
 from memdesk.core.memfiles.formats import detect_format, get_format
 from memdesk.core.memfiles.manifest import (
     ManagedBlock,
@@ -66,14 +66,19 @@ def adopt(store: Store, path: Path | str, format_name: str | None = None) -> Ado
         raise StoreError(f"{path}: no such file")
     if is_managed(store.meta_dir, path):
         raise StoreError(f"{path}: already adopted (`memdesk files` lists it)")
+    if path == store.memory_file.path and store.memory_file.state_path.exists():
+        raise StoreError(
+            f"{path}: memdesk already writes this file from the store; its lines are entries"
+        )
     text = read_text(path)
     fmt = get_format(format_name) if format_name else detect_format(path, text)
     where = display_path(path, store.root)
     blocks = parse_blocks(text)
     stamp = now().isoformat()
     scope = scope_of(path)
+    kind = kind_of(blocks)
     wanted: list[tuple[int, Entry]] = [
-        (i, block_entry(b, where, status="confirmed", scope=scope, stamp=stamp))
+        (i, block_entry(b, where, status="confirmed", scope=scope, stamp=stamp, kind=kind))
         for i, b in enumerate(blocks)
         if b.kind == "fact"
     ]

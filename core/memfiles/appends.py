@@ -21,6 +21,9 @@ class Addition:
 
     position: int
     blocks: list[Block] = field(default_factory=list)  # fact or layout, in order
+    # Manifest blocks whose lines the agent changed (rather than added next to): the
+    # new text is a candidate related to their entries.
+    replaces: list[int] = field(default_factory=list)
 
 
 def complete_text(manifest: Manifest, current: str) -> str | None:
@@ -46,13 +49,16 @@ def find_additions(manifest: Manifest, current: str) -> list[Addition]:
     sections = _line_sections(current)
     matcher = difflib.SequenceMatcher(None, _bare(old), _bare(new), autojunk=False)
     additions: list[Addition] = []
-    for tag, i1, _i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag not in ("insert", "replace"):
             continue
         added_lines = new[j1:j2]
         if not any(line.strip() for line in added_lines):
             continue  # blank lines alone carry nothing
         addition = Addition(_position(manifest, len(old), i1))
+        if tag == "replace":
+            owners = manifest.owners[i1:i2]
+            addition.replaces = sorted({o for o in owners if o < len(manifest.blocks)})
         for block in parse_blocks("".join(added_lines)):
             block.start += j1
             if block.kind == "fact":

@@ -24,6 +24,7 @@ _LABEL = re.compile(r"^ {0,3}(?:\*\*|__)([^*_].*?)(?::\*\*|:__|\*\*:?|__:?)[ \t]
 LABEL_MAX = 60  # a longer bold line is a statement, not the subject of what follows
 _IMPORT = re.compile(r"^\s*@[^\s@]+\s*$")
 _TABLE = re.compile(r"^ {0,3}\|")
+_SETEXT = re.compile(r"^ {0,3}(=+|-{2,})[ \t]*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 # The line an agent or a template puts under the title to say what the file is.
 _BOILERPLATE = re.compile(
@@ -96,6 +97,11 @@ class _Cutter:
             i = self._unit(i)
         return self.units
 
+    def _heading(self, level: int, title: str) -> None:
+        self.headings = [(lv, t) for lv, t in self.headings if lv < level]
+        self.headings.append((level, title))
+        self.label = ""
+
     def _front_matter(self) -> int:
         lines = self.lines
         if not lines or _bare(lines[0]).strip() != "---":
@@ -124,10 +130,7 @@ class _Cutter:
             return i + 1
         heading = _HEADING.match(line)
         if heading:
-            level, title = len(heading.group(1)), (heading.group(2) or "").strip()
-            self.headings = [(lv, t) for lv, t in self.headings if lv < level]
-            self.headings.append((level, title))
-            self.label = ""
+            self._heading(len(heading.group(1)), (heading.group(2) or "").strip())
             self.emit("layout", "heading", i, i + 1)
             return i + 1
         if _FENCE.match(line):
@@ -163,6 +166,11 @@ class _Cutter:
             end = self._item_end(i, _indent(self.lines[i]))
             self.emit("fact", "item", i, end)
             return end
+        if i + 1 < len(self.lines) and _SETEXT.match(_bare(self.lines[i + 1])):
+            level = 1 if "=" in self.lines[i + 1] else 2
+            self._heading(level, line.strip())
+            self.emit("layout", "heading", i, i + 2)
+            return i + 2
         end = self._paragraph_end(i)
         text = " ".join(_bare(x).strip() for x in self.lines[i:end])
         if _BOILERPLATE.search(text):
@@ -179,6 +187,7 @@ class _Cutter:
             or _ITEM.match(line)
             or _RULE.match(line)
             or bool((label := _LABEL.match(line)) and len(label.group(1)) <= LABEL_MAX)
+            or _IMPORT.match(line)
             or line.lstrip().startswith("<!--")
         )
 

@@ -21,8 +21,34 @@ def display_path(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
+# Claude Code's topic files say what they hold in a `type:` front-matter line.
+TOPIC_KINDS: dict[str, str] = {
+    "user": "profile",
+    "feedback": "preference",
+    "project": "project",
+    "reference": "resource",
+}
+
+
+def kind_of(blocks: list[Block]) -> str:
+    """The entry kind a file's front matter gives its facts ("project" without one)."""
+    if blocks and blocks[0].role == "front-matter":
+        for line in blocks[0].lines[1:-1]:
+            key, _, value = line.partition(":")
+            if key.strip() == "type":
+                return TOPIC_KINDS.get(value.strip().strip("'\"").lower(), "project")
+    return "project"
+
+
 def block_entry(
-    block: Block, where: str, *, status: str, scope: str, stamp: str, line: int = 0
+    block: Block,
+    where: str,
+    *,
+    status: str,
+    scope: str,
+    stamp: str,
+    line: int = 0,
+    kind: str = "project",
 ) -> Entry:
     """The entry a fact block becomes: first line the summary, the rest its facts."""
     lines = fact_lines(block)
@@ -35,6 +61,7 @@ def block_entry(
         section=list(block.section),
         status=status,
         scope=scope,
+        kind=kind,
         source=Source(origin=MANAGED_ORIGIN, timestamp=stamp, locator=locator),
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -52,7 +53,7 @@ def detect_format(path: Path, text: str = "") -> MemoryFormat:
     """The format a path most likely has, from its name and place."""
     parts = path.parts
     name = path.name
-    if "memories" in parts[:-1] and ".codex" in "/".join(parts) or _in_codex_home(path):
+    if ("memories" in parts[:-1] and ".codex" in parts) or _in_codex_home(path):
         return codex_memories.FORMAT
     if ".claude" in parts and "memory" in parts[:-1]:
         return claude_auto_memory.FORMAT if name == "MEMORY.md" else claude_auto_memory.TOPIC
@@ -72,7 +73,5 @@ def detect_format(path: Path, text: str = "") -> MemoryFormat:
 
 
 def _in_codex_home(path: Path) -> bool:
-    import os
-
     home = os.environ.get("CODEX_HOME")
     return bool(home) and Path(home, "memories") in path.parents

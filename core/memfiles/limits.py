@@ -34,8 +34,7 @@ class Cut:
         return {
             "limit_lines": self.format.load_lines,
             "limit_bytes": self.format.load_bytes,
-            "lines": self.lines,
-            "bytes": self.bytes,
+            "rendered_lines": self.lines,
             "loaded_lines": self.loaded_lines,
             "over_limit": self.over,
             "past_cut": len(self.past),
@@ -72,14 +71,20 @@ def cut_of(manifest: Manifest, rendered: Rendered) -> Cut:
 
 
 def pushed_past(
-    manifest: Manifest, entries: Mapping[str, Entry], gate: str, candidate_id: str
+    manifest: Manifest,
+    entries: Mapping[str, Entry],
+    gate: str,
+    candidate_id: str,
+    before: Cut | None = None,
 ) -> list[str]:
     """Entries an approval of `candidate_id` would leave past the cut that are loaded now
-    (the candidate itself included when it would land past the cut)."""
+    (the candidate itself included when it would land past the cut). `before`: the cut
+    as the file renders now, when the caller has it."""
     if not format_of(manifest).has_limit or candidate_id not in manifest.entry_ids():
         return []
-    now_view = manifest.copy()
-    before = cut_of(now_view, render_file(now_view, entries, gate))
+    if before is None:
+        now_view = manifest.copy()
+        before = cut_of(now_view, render_file(now_view, entries, gate))
     approved = dict(entries)
     candidate = entries.get(candidate_id)
     if candidate is None:

@@ -108,7 +108,13 @@ def read_manifest(path: Path) -> Manifest | None:
 def save_manifest(meta_dir: Path, manifest: Manifest) -> Path:
     path = manifest_path(meta_dir, manifest.file)
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(manifest.to_json(), ensure_ascii=False, indent=1))
+    text = json.dumps(manifest.to_json(), ensure_ascii=False, indent=1)
+    try:
+        if path.read_text("utf-8") == text:
+            return path  # most syncs change nothing: no write, no fsync
+    except OSError:
+        pass
+    atomic_write_text(path, text)
     return path
 
 

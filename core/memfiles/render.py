@@ -45,9 +45,30 @@ def entry_text(block: ManagedBlock, entry: Entry, newline: str) -> str:
         return block.raw
     lines = split_lines(block.raw) or [""]
     first, rest = lines[0], "".join(lines[1:])
-    if entry.facts == block.facts and block.summary and block.summary in first:
-        return first.replace(block.summary, entry.summary, 1) + rest
+    if entry.summary != block.summary:
+        if not (block.summary and block.summary in first):
+            return new_item_text(entry, newline, first)
+        first = first.replace(block.summary, entry.summary, 1)
+    if entry.facts == block.facts:
+        return first + rest
+    if entry.facts[: len(block.facts)] == block.facts:
+        # Facts added (a candidate merged in): they follow the block's own lines.
+        return _with_facts(first + rest, entry.facts[len(block.facts) :], newline)
     return new_item_text(entry, newline, first)
+
+
+def _with_facts(raw: str, facts: list[str], newline: str) -> str:
+    """`raw` with `facts` as sub-items after its last line (before trailing blanks)."""
+    lines = split_lines(raw)
+    end = len(lines)
+    while end > 0 and not lines[end - 1].strip():
+        end -= 1
+    match = _ITEM_PREFIX.match(lines[0]) if lines else None
+    indent = " " * len(match.group(1)) if match else ""
+    if end and not lines[end - 1].endswith("\n"):
+        lines[end - 1] += newline
+    added = [f"{indent}- {' '.join(fact.split())}{newline}" for fact in facts]
+    return "".join(lines[:end] + added + lines[end:])
 
 
 def new_item_text(entry: Entry, newline: str, like: str = "") -> str:
@@ -58,6 +79,18 @@ def new_item_text(entry: Entry, newline: str, like: str = "") -> str:
     out = [prefix + " ".join(entry.summary.split())]
     out.extend(f"{indent}  - {' '.join(fact.split())}" for fact in entry.facts)
     return newline.join(out) + newline
+
+
+def _successor(entry: Entry | None, entries: Mapping[str, Entry], placed: set[str]) -> Entry | None:
+    """A superseded entry is written as what replaced it, in its place, unless that has
+    a place of its own in the file (the block keeps its entry: undo brings it back)."""
+    hops = 0
+    while entry is not None and entry.status == "superseded" and hops < 16:
+        entry = entries.get(entry.superseded_by)
+        if entry is None or entry.id in placed:
+            return None
+        hops += 1
+    return entry
 
 
 def render_file(manifest: Manifest, entries: Mapping[str, Entry], gate: str = "hold") -> Rendered:
@@ -71,15 +104,7 @@ def render_file(manifest: Manifest, entries: Mapping[str, Entry], gate: str = "h
         if block.is_layout:
             text = block.raw
         else:
-            entry = entries.get(block.entry_id)
-            if entry is not None and entry.status == "superseded":
-                successor = entries.get(entry.superseded_by)
-                if successor is None or successor.id in placed:
-                    continue
-                # The successor takes the old block's place (and keeps it).
-                placed.add(successor.id)
-                block.entry_id = successor.id
-                entry = successor
+            entry = _successor(entries.get(block.entry_id), entries, placed)
             if not shows(block, entry, gate):
                 continue
             assert entry is not None

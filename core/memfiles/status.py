@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memdesk.core.entry import Entry
@@ -26,11 +27,14 @@ class FileStatus:
     limit: str  # what the agent loads, said for a person
     cut: Cut  # of the file as memdesk renders it
     pushes: dict[str, list[str]] = field(default_factory=dict)  # candidate -> pushed out
+    missing: bool = False  # someone removed the file
 
     @property
     def warning(self) -> str:
         """One line for a person, "" when all is loaded and no approval changes that."""
         parts: list[str] = []
+        if self.missing:
+            return "the file is missing; memdesk does not write it again by itself"
         if self.cut.over:
             parts.append(
                 f"{len(self.cut.past)} entr{'y' if len(self.cut.past) == 1 else 'ies'} past "
@@ -53,6 +57,7 @@ class FileStatus:
             "load_limit": self.limit,
             **self.cut.to_json(),
             "approval_pushes_past_cut": {k: v for k, v in self.pushes.items() if v},
+            "missing": self.missing,
             "warning": self.warning,
         }
 
@@ -66,6 +71,7 @@ def file_status(
     ids = manifest.entry_ids()
     waiting = [i for i in ids if i in entries and entries[i].status == "candidate"]
     lines, size = file_stat(manifest.file)
+    cut = cut_of(view, rendered)
     return FileStatus(
         path=manifest.path,
         shown_path=display_path(manifest.file, store.root),
@@ -76,21 +82,27 @@ def file_status(
         lines=lines,
         bytes=size,
         limit=fmt.limit_text(),
-        cut=cut_of(view, rendered),
-        pushes={i: pushed_past(manifest, entries, gate, i) for i in waiting},
+        cut=cut,
+        pushes={i: pushed_past(manifest, entries, gate, i, cut) for i in waiting},
+        missing=not manifest.file.exists(),
     )
 
 
-def file_statuses(store: Store) -> list[FileStatus]:
-    entries = {e.id: e for e in store.entries()}
+def file_statuses(store: Store, entries: Iterable[Entry] | None = None) -> list[FileStatus]:
+    """Every managed file's status; `entries` when the caller has them at hand (reading
+    them again from the store costs a stat per entry file)."""
+    manifests = all_manifests(store.meta_dir)
+    if not manifests:
+        return []
+    by_id = {e.id: e for e in (store.entries() if entries is None else entries)}
     gate = gate_of(store)
-    return [file_status(store, m, entries, gate) for m in all_manifests(store.meta_dir)]
+    return [file_status(store, m, by_id, gate) for m in manifests]
 
 
-def approval_warnings(store: Store) -> dict[str, str]:
+def approval_warnings(store: Store, entries: Iterable[Entry] | None = None) -> dict[str, str]:
     """Candidate id -> what approving it would push past its file's load cut."""
     out: dict[str, str] = {}
-    for status in file_statuses(store):
+    for status in file_statuses(store, entries):
         for candidate, pushed in status.pushes.items():
             if not pushed:
                 continue
@@ -105,3 +117,13 @@ def approval_warnings(store: Store) -> dict[str, str]:
                     f"{status.limit} {status.agent} loads of {status.shown_path}"
                 )
     return out
+
+
+def load_cut_note(store: Store, entries: Iterable[Entry] | None = None) -> str:
+    """One line on the managed files whose agents do not see everything (or would not
+    after an approval); "" when there is nothing to say."""
+    return "; ".join(
+        f"{status.shown_path}: {status.warning}"
+        for status in file_statuses(store, entries)
+        if status.warning
+    )

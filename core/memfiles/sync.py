@@ -41,6 +41,7 @@ class SyncResult:
     added: list[Entry] = field(default_factory=list)
     written: bool = False
     waiting: bool = False  # a line was half written: the file was left alone
+    missing: bool = False  # the file is gone: not written again
 
 
 def gate_of(store: Store) -> str:
@@ -58,26 +59,30 @@ def managed_ids(store: Store) -> set[str]:
 
 
 def sync_all(store: Store) -> list[SyncResult]:
+    manifests = all_manifests(store.meta_dir)
+    if not manifests:
+        return []
     gate = gate_of(store)
-    return [sync_file(store, m, gate) for m in all_manifests(store.meta_dir)]
+    return [sync_file(store, m, gate) for m in manifests]
 
 
 def sync_file(store: Store, manifest: Manifest, gate: str, *, order: bool = False) -> SyncResult:
     path = manifest.file
     result = SyncResult(str(path))
     try:
-        data: bytes | None = path.read_bytes()
+        data = path.read_bytes()
     except FileNotFoundError:
-        data = None
+        # Someone removed it: memdesk does not bring it back behind their back (late
+        # appends stay in the retired links until the file is there again).
+        result.missing = True
+        return result
     except OSError:
         return result  # unreadable now (permissions, a device): try again next time
-    additions: list[Addition] = []
-    if data is not None:
-        complete = complete_text(manifest, data.decode("utf-8", "replace"))
-        if complete is None:
-            result.waiting = True
-            return result
-        additions = find_additions(manifest, complete)
+    complete = complete_text(manifest, data.decode("utf-8", "replace"))
+    if complete is None:
+        result.waiting = True
+        return result
+    additions = find_additions(manifest, complete)
     late, drained = drain(store.meta_dir, manifest)
     if late.strip():
         additions.append(_late_addition(manifest, late))
@@ -91,8 +96,7 @@ def sync_file(store: Store, manifest: Manifest, gate: str, *, order: bool = Fals
     rendered = render_file(manifest, entries, gate)
     encoded = rendered.text.encode("utf-8")
     if data != encoded:
-        if data is not None:
-            retire(store.meta_dir, manifest, len(data))
+        retire(store.meta_dir, manifest, len(data))
         atomic_write_bytes(path, encoded)
         result.written = True
     manifest.rendered, manifest.owners = rendered.text, rendered.owners
@@ -135,6 +139,11 @@ def _place(store: Store, manifest: Manifest, additions: list[Addition]) -> list[
             entry = block_entry(
                 block, where, status="candidate", scope=scope, stamp=stamp, line=block.start
             )
+            entry.related = [
+                manifest.blocks[i].entry_id
+                for i in addition.replaces
+                if manifest.blocks[i].entry_id
+            ]
             digest = text_hash(entry.summary)
             if digest in waiting:  # committed before a crash, never placed: place it now
                 planned.append((addition, block, waiting.pop(digest)))

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from memdesk.core.context import Assembly, assemble, load_settings
 from memdesk.core.context.query import search_service_scorer
 from memdesk.core.context.settings import BUILTIN_PURPOSES
+from memdesk.core.memfiles.status import load_cut_note
 from memdesk.tui.screens._live import (
     StoreChanged,
     entries_of,
@@ -104,6 +105,7 @@ class ContextPreviewScreen(Screen[None]):
         )
         self.assembly: Assembly | None = None
         self.error = ""
+        self.cut_note = ""  # managed files whose agents miss facts past their load limit
         self._timer: Any = None
         self._unsubscribe = lambda: None
 
@@ -248,6 +250,7 @@ class ContextPreviewScreen(Screen[None]):
                 if service is not None:
                     search = search_service_scorer(service)
             entries = entries_of(self.store, self.services)
+            self.cut_note = load_cut_note(self.store, entries)
             assembly = assemble(
                 entries,
                 purpose=request.purpose,
@@ -285,6 +288,7 @@ class ContextPreviewScreen(Screen[None]):
         self.query_one("#excluded-list", Static).update(excluded_content(assembly))
         self.query_one("#excluded-title", Static).update(
             f"Left out ({len(assembly.excluded)}) · included {len(assembly.included)}"
+            + (f"\nload limit · {self.cut_note}" if self.cut_note else "")
         )
         self.query_one("#preview-title", Static).update(
             f"Context preview · {assembly.purpose} · {assembly.format} format"
