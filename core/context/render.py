@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memdesk.core.context.weigh import is_code_or_data
 from memdesk.core.entry import Entry
 
 SECTION_TITLES: dict[str, str] = {
@@ -152,16 +153,31 @@ def item_lines(
     facts_kept: int | None = None,
 ) -> list[str]:
     """The item's lines: its summary, then its facts as sub-items (all of them, the
-    first `facts_kept`, or none when `with_facts` is off)."""
-    lines = bullet_lines(entry.summary)
-    lines[0] += _suffix(entry, fmt, metadata)
-    if with_facts:
-        for fact in entry.facts[:facts_kept]:
-            if fact.strip():
-                lines.extend(bullet_lines(fact, "  "))
+    first `facts_kept`, or none when `with_facts` is off). An entry that is only code or
+    sample data, one line per summary and fact (as adopting a code block makes it), is
+    written as the code block it was rather than as a list of its lines."""
+    facts = [fact for fact in entry.facts[:facts_kept] if fact.strip()] if with_facts else []
+    suffix = _suffix(entry, fmt, metadata)
+    if _is_code_block(entry):
+        lines = [f"- {suffix.strip()}", "  ```"] if suffix else ["- ```"]
+        lines.extend(f"  {line}" for line in (entry.summary.strip(), *facts))
+        lines.append("  ```")
+    else:
+        lines = bullet_lines(entry.summary)
+        lines[0] += suffix
+        for fact in facts:
+            lines.extend(bullet_lines(fact, "  "))
     if fmt == "agent":
         lines = [defuse(line) for line in lines]
     return lines
+
+
+def _is_code_block(entry: Entry) -> bool:
+    """Code or sample data held line by line: no line break or fence inside a line."""
+    texts = (entry.summary.strip(), *entry.facts)
+    if any("\n" in text or _FENCE.match(text) for text in texts):
+        return False
+    return is_code_or_data(entry.summary, tuple(entry.facts))
 
 
 def opened_headings(previous: tuple[str, ...], path: tuple[str, ...]) -> list[tuple[int, str]]:

@@ -118,9 +118,15 @@ def test_a_stressed_rule_wins_a_tight_budget_and_sample_data_goes_last():
     ranked = assemble(claude_md(), budget=10_000, today=TODAY, counter=EST)
     scores = {i.entry_id: i.score for i in ranked.included}
     assert scores["j1"] < min(s for k, s in scores.items() if k != "j1")
-    # sample data that fits is shown whole, one line per line, never flattened
-    assert '- {"type": "summary", "leafUuid": "abc"}' in ranked.text
-    assert '  - {"type": "user", "uuid": "def"}' in ranked.text
+    # sample data that fits is shown whole, as the code block it was, never flattened
+    lines = ranked.text.splitlines()
+    at = lines.index("- ```")
+    assert lines[at : at + 4] == [
+        "- ```",
+        '  {"type": "summary", "leafUuid": "abc"}',
+        '  {"type": "user", "uuid": "def"}',
+        "  ```",
+    ]
 
 
 def test_subject_line_stays_while_its_items_stay():
