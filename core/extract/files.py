@@ -29,11 +29,13 @@ def file_candidates(
     fmt: str | None = None,
     cwd: str | os.PathLike[str] | None = None,
     batch_messages: int = BATCH_MESSAGES,
+    roles: set[str] | None = None,
 ) -> Iterator[PluginResult]:
     """One PluginResult per batch of messages; stop reading at the first failed batch.
 
     Records that already are candidates (JSON with a `summary`) are taken as they are;
-    the rest goes through the configured extractor.
+    the rest goes through the configured extractor. `roles`, when given, collects the
+    roles of the messages read (did the file hold a conversation at all?).
     """
     stream = read_messages(
         path,
@@ -45,6 +47,8 @@ def file_candidates(
     )
     batch: list[Message] = []
     for message in stream:
+        if roles is not None:
+            roles.add(message.role)
         batch.append(message)
         if len(batch) >= batch_messages:
             result = _batch_candidates(batch, settings, path, cwd)
