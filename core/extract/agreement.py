@@ -1,0 +1,86 @@
+"""Which messages speak for the person: their own words, and what they agreed to.
+
+The person's own words are messages with `Message.is_person` (never a sub-agent prompt,
+a compaction summary, an injected file, a command wrapper or a tool result). An
+assistant statement speaks for the person only when the person agreed to it:
+
+- the assistant's turn is every assistant text message between two messages of the
+  person (tool calls and results in between do not end it);
+- the turn is agreed when the person's next message accepts or approves it ("yes",
+  "great", "lgtm", "好", "可以", "對") or goes on to the next step ("continue with phase
+  3", "next", "繼續") — and holds no objection: no "no", "don't", "wrong", "instead",
+  "actually", "why", "不对", "不是", "別", "为什么", no question, no interrupt marker;
+- a turn with no reply of the person after it (the end of the transcript) is not agreed:
+  nobody confirmed it.
+
+Lines of a notes file (role "note") are already statements someone wrote down.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+
+from memdesk.core.extract.messages import Message
+
+PERSON = "person"
+AGREED = "assistant"  # an assistant statement the person agreed to
+NOTE = "note"
+
+_ACCEPT = re.compile(
+    r"^\W*(?:yes|yep|yeah|yup|y|ok|okay|k|sure|great|perfect|good|nice|cool|awesome|excellent|"
+    r"lgtm|looks good|sounds good|agreed|agree|approved?|correct|exactly|right|fine|"
+    r"thanks|thank you|ty|go ahead|do it|ship it|that works|works for me|👍|✅|"
+    r"好|好的|好啊|好吧|可以|行|对|對|没问题|沒問題|同意|就这样|就這樣|不错|不錯|很好|太好了|讚|赞|"
+    r"继续|繼續|下一步|接着|接著|嗯)(?:\W|$)",
+    re.IGNORECASE,
+)
+_CONTINUE = re.compile(
+    r"^\W*(?:continue|proceed|next|go on|move on|let['’]?s (?:move|continue|go|do|proceed)|"
+    r"ready for|now\b|then\b|also\b|and\b|start (?:with|on|implementing)|apply|implement|"
+    r"继续|繼續|接下来|接下來|然后|然後|再|开始|開始)",
+    re.IGNORECASE,
+)
+_OBJECTION = re.compile(
+    r"\b(?:no|nope|not|don['’]?t|do not|doesn['’]?t|isn['’]?t|shouldn['’]?t|won['’]?t|wrong|"
+    r"incorrect|instead|actually|but|why|stop|wait|revert|undo|hmm|bad|broken|fails?|failed|"
+    r"still|never)\b|request interrupted|不对|不對|不是|错|錯|别|別|不要|为什么|為什麼|停|等等|"
+    r"撤销|撤銷|回滚|回滾|不行|不好|[?？]",
+    re.IGNORECASE,
+)
+
+
+def reply_agrees(text: str) -> bool:
+    """Does the person's reply accept, approve or continue, without objecting?"""
+    head = text.strip()[:400]
+    if not head or _OBJECTION.search(head):
+        return False
+    return bool(_ACCEPT.match(head) or _CONTINUE.match(head))
+
+
+def _speaks(message: Message) -> bool:
+    return message.kind == "text" and message.role in ("user", "assistant", "note")
+
+
+def sources(messages: Iterable[Message]) -> Iterator[tuple[Message, str]]:
+    """(message, who) for every message that may hold a candidate, in order: who is
+    PERSON, AGREED (an assistant turn the person's next message agreed to) or NOTE."""
+    turn: list[Message] = []
+    for message in messages:
+        if not _speaks(message):
+            continue
+        if message.role == "note":
+            yield message, NOTE
+        elif message.is_person:
+            if turn and reply_agrees(message.text):
+                for said in turn:
+                    yield said, AGREED
+            turn = []
+            yield message, PERSON
+        elif message.role == "assistant" and message.origin in ("", "assistant"):
+            turn.append(message)
+
+
+def agreed_turns(messages: Sequence[Message]) -> list[Message]:
+    """The assistant messages the person agreed to (for tests and reports)."""
+    return [m for m, who in sources(messages) if who == AGREED]
