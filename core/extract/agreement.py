@@ -7,9 +7,10 @@ assistant statement speaks for the person only when the person agreed to it:
 - the assistant's turn is every assistant text message between two messages of the
   person (tool calls and results in between do not end it);
 - the turn is agreed when the person's next message accepts or approves it ("yes",
-  "great", "lgtm", "好", "可以", "對") or goes on to the next step ("continue with phase
-  3", "next", "繼續") — and holds no objection: no "no", "don't", "wrong", "instead",
-  "actually", "why", "不对", "不是", "別", "为什么", no question, no interrupt marker;
+  "great", "lgtm", "好", "可以", "對") or goes on without objecting (the next step, a
+  new instruction): it holds no "no", "don't", "wrong", "instead", "actually", "why",
+  "不对", "不是", "別", "为什么", no interrupt marker, and it is not a question unless it
+  opens with an acceptance ("great! shall we run the migration now?");
 - a turn with no reply of the person after it (the end of the transcript) is not agreed:
   nobody confirmed it.
 
@@ -35,17 +36,15 @@ _ACCEPT = re.compile(
     r"继续|繼續|下一步|接着|接著|嗯)(?:\W|$)",
     re.IGNORECASE,
 )
-_CONTINUE = re.compile(
-    r"^\W*(?:continue|proceed|next|go on|move on|let['’]?s (?:move|continue|go|do|proceed)|"
-    r"ready for|now\b|then\b|also\b|and\b|start (?:with|on|implementing)|apply|implement|"
-    r"继续|繼續|接下来|接下來|然后|然後|再|开始|開始)",
+_QUESTION = re.compile(
+    r"[?？]|[吗嗎呢]\s*$|^\W*(?:what|why|how|where|when|which|who|is|are|does|do|can|could|should)\b",
     re.IGNORECASE,
 )
 _OBJECTION = re.compile(
     r"\b(?:no|nope|not|don['’]?t|do not|doesn['’]?t|isn['’]?t|shouldn['’]?t|won['’]?t|wrong|"
     r"incorrect|instead|actually|but|why|stop|wait|revert|undo|hmm|bad|broken|fails?|failed|"
-    r"still|never)\b|request interrupted|不对|不對|不是|错|錯|别|別|不要|为什么|為什麼|停|等等|"
-    r"撤销|撤銷|回滚|回滾|不行|不好|[?？]",
+    r"still)\b|request interrupted|不对|不對|不是|错|錯|别|別|不要|为什么|為什麼|停|等等|"
+    r"撤销|撤銷|回滚|回滾|不行|不好",
     re.IGNORECASE,
 )
 
@@ -55,7 +54,9 @@ def reply_agrees(text: str) -> bool:
     head = text.strip()[:400]
     if not head or _OBJECTION.search(head):
         return False
-    return bool(_ACCEPT.match(head) or _CONTINUE.match(head))
+    if _ACCEPT.match(head):
+        return True
+    return not _QUESTION.search(head)
 
 
 def _speaks(message: Message) -> bool:

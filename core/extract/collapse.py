@@ -25,7 +25,9 @@ def normalise(text: str) -> str:
 
 
 def bigrams(text: str) -> Counter[str]:
-    return Counter(text[i : i + 2] for i in range(len(text) - 1)) if len(text) > 1 else Counter([text])
+    return (
+        Counter(text[i : i + 2] for i in range(len(text) - 1)) if len(text) > 1 else Counter([text])
+    )
 
 
 def dice(a: Counter[str], b: Counter[str]) -> float:

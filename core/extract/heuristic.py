@@ -29,26 +29,35 @@ excerpt.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from memdesk.core.entry import Entry, Source
 from memdesk.core.extract.agreement import AGREED, sources
 from memdesk.core.extract.collapse import Found, collapse
+from memdesk.core.extract.learned import shipped_scorer
 from memdesk.core.extract.messages import Message
 from memdesk.core.extract.provenance import excerpt_of, mentioned_commands, mentioned_files
-from memdesk.core.extract.rejects import reject_reason
+from memdesk.core.extract.rejects import INTERRUPTION, reject_reason
 from memdesk.core.extract.scoring import assistant_score, person_score
 from memdesk.core.extract.sentences import split_sentences
 from memdesk.core.extract.signals import (
+    EXPLICIT,
     THRESHOLD,
     classify,
     confidence_label,
+    cue,
     quick_score,
     score,
     signals_of,
 )
 from memdesk.core.guard import is_chitchat
+
+
+class Scorer(Protocol):
+    def score(self, text: str, role: str, block: str = "text") -> float: ...
+
 
 __all__ = [
     "THRESHOLD",
@@ -92,7 +101,6 @@ def default_extract(
     return facts
 
 
-
 # -- text helpers -----------------------------------------------------------------------
 
 _RECALLED_BLOCK = re.compile(
@@ -102,7 +110,7 @@ _RECALLED_BLOCK = re.compile(
 _FILLER = re.compile(
     r"^(?:(?:记住|请记住|记一下|注意|约定|remember(?: that)?|note(?: that)?|keep in mind(?: that)?|"
     r"说正事|顺便说一下|顺便说下|顺便|另外|还有|对了|哦对|哦|嗯|好吧|原来如此|那就这样修|谢谢|多谢|ok|okay|thanks|also|oh and|"
-    r"and|btw|by the way|ah right|fyi|plus)\s*[:：,，.。!！~～]?\s*)+",
+    r"and|btw|by the way|ah right|fyi|plus)(?![A-Za-z])\s*[:：,，.。!！~～]?\s*)+",
     re.IGNORECASE,
 )
 # Trailing particles and punctuation dropped from a statement ("...吧", "... lol", "。").
@@ -150,22 +158,28 @@ def _strip_trailer(text: str) -> str:
     return text.strip(" ,，:：")
 
 
-
 # -- the default extractor ----------------------------------------------------------------
 
 _ROLE_OF = {"person": "person", AGREED: "assistant", "note": "note"}
 
 
-def scored_sentences(
-    messages: Iterable[Message], threshold: float = THRESHOLD
-) -> tuple[list[Found], list[Message]]:
-    """Every sentence above the threshold, from the sources that may speak for the person."""
-    found: list[Found] = []
-    kept: list[Message] = []
+@dataclass
+class Eligible:
+    """A sentence that passed the rejection rules, with where it came from."""
+
+    text: str
+    role: str  # person | assistant | note
+    block: str
+    message: Message
+    order: int
+
+
+def eligible_sentences(messages: Iterable[Message]) -> Iterator[Eligible]:
+    """Sentences from the sources that may speak for the person, minus the rejected."""
     order = 0
     for message, who in sources(messages):
         role = _ROLE_OF[who]
-        text = strip_recalled_blocks(message.text)
+        text = INTERRUPTION.sub("\n", strip_recalled_blocks(message.text))
         for sentence in split_sentences(text):
             order += 1
             if reject_reason(sentence, role):
@@ -173,15 +187,46 @@ def scored_sentences(
             statement = clean_statement(sentence.text)
             if len(statement) < _MIN_CHARS or is_chitchat(statement):
                 continue
-            if role == "assistant":
-                value = assistant_score(statement)
-            else:
-                value = person_score(statement, "note" if role == "note" else "user")
-            if value <= threshold:
-                continue
-            found.append(Found(statement, value, role, message.locator, order, len(kept)))
-            kept.append(message)
+            yield Eligible(statement, role, sentence.block, message, order)
+
+
+def rule_score(item: Eligible) -> float:
+    if item.role == "assistant":
+        return assistant_score(item.text)
+    return person_score(item.text, "note" if item.role == "note" else "user")
+
+
+def scored_sentences(
+    messages: Iterable[Message], threshold: float = THRESHOLD, scorer: Scorer | None = None
+) -> tuple[list[Found], list[Message]]:
+    """Every eligible sentence scoring above the threshold, and the messages they are in."""
+    found: list[Found] = []
+    kept: list[Message] = []
+    for item in eligible_sentences(messages):
+        if scorer is None:
+            value = rule_score(item)
+        else:
+            value = scorer.score(item.text, item.role, item.block)
+            if item.role != "assistant" and is_explicit(item.text):
+                value = max(value, rule_score(item))  # "remember: ..." is never outranked
+        if value <= threshold:
+            continue
+        found.append(
+            Found(item.text, value, item.role, item.message.locator, item.order, len(kept))
+        )
+        kept.append(item.message)
     return found, kept
+
+
+def pick_scorer(opts: Mapping[str, Any]) -> Scorer | None:
+    """`opts["scorer"]`: "rules", "learned" (the default, when its weights load) or a
+    scorer object (benches pass models trained on part of the data)."""
+    choice = opts.get("scorer", "learned")
+    if choice == "rules":
+        return None
+    if isinstance(choice, str):
+        return shipped_scorer()
+    return choice
 
 
 def extract_candidates(
@@ -190,7 +235,7 @@ def extract_candidates(
     """Candidates (status=candidate, origin=transcript), best first, with provenance."""
     opts = opts or {}
     threshold = float(opts.get("threshold", THRESHOLD))
-    found, origin = scored_sentences(messages, threshold)
+    found, origin = scored_sentences(messages, threshold, pick_scorer(opts))
     out: list[Entry] = []
     for item in collapse(found):
         message = origin[item.message_index]
@@ -223,3 +268,6 @@ def extract_candidates(
     limit = opts.get("max_candidates")
     return out[: int(limit)] if limit is not None else out
 
+
+def is_explicit(text: str) -> bool:
+    return cue("explicit", EXPLICIT, text, text.lower())

@@ -70,5 +70,3 @@ def excerpt_of(text: str, statement: str, width: int = 600) -> str:
         return text[:width]
     start = max(0, at - (width - len(statement)) // 2)
     return text[start : start + width]
-
-

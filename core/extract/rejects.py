@@ -24,6 +24,8 @@ MAX_CHARS = 400
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+(?:\.\d+)*")
 
+# An interrupt marker glued to what the person typed next: cut out, the rest is kept.
+INTERRUPTION = re.compile(r"\[Request interrupted by user[^\]]*\]", re.IGNORECASE)
 _MARKER = re.compile(
     r"\[request interrupted|\[interrupted|<command-(?:name|message|args)>|<local-command-|"
     r"<system-reminder>|<user-prompt-submit-hook>|caveat: the messages below|^api error\b|"
@@ -35,6 +37,11 @@ _LOG = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}\]?\s|"
     r"\[?(?:INFO|DEBUG|WARN(?:ING)?|ERROR|TRACE|FATAL|CRITICAL)\]?[:\s]|npm (?:ERR|WARN)!|"
     r"(?:error|warning)(?:\[\w+\])?: |E\s{2,}|[✓✔✗✘×√⨯]\s|PASS\s|FAIL\s|ok\s+\d|\$ |> )",
+)
+# Log output pasted anywhere in a line: bracketed times and levels, stream labels.
+_LOG_ANYWHERE = re.compile(
+    r"\[\d{4}-\d{2}-\d{2}[T ][\d:.]+Z?\]|\[(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL)\]|"
+    r"\b(?:stderr|stdout)\s*:|\(node:\d+\)|^\[[\w.-]+@[\d.]+\]|\bat (?:file:|/)\S+:\d+"
 )
 _TRACEBACK = re.compile(
     r"traceback \(most recent call last\)|^\s*file \"[^\"]+\", line \d+|^\s*at [\w$.<>]+ \(|"
@@ -64,15 +71,22 @@ _STATUS = re.compile(
     re.IGNORECASE,
 )
 _QUESTION = re.compile(r"[?？]\s*[)）\"”]?$|[吗嗎呢]\s*[。.]?$")
-_REQUEST = re.compile(
+# Asking for something: polite forms are requests whatever they name.
+_ASK = re.compile(
     r"^(?:please\s+)?(?:can|could|would|will) you\b|^please\b|^pls\b|^help me\b|"
+    r"^(?:帮我|幫我|帮忙|幫忙|请帮|請幫|麻烦|麻煩|能不能|能否|可不可以|可以帮|可以幫)|"
+    r"^你(?:先|再)?(?:看|查|改|写|寫|跑|试|試|删|刪)|^(?:看一下|看看|查一下|查查|改一下|试一下|試一下|试试|試試)",
+    re.IGNORECASE,
+)
+# A bare imperative is a one-task request unless it names something concrete (then it
+# often sets a convention: "use # prefix imports in src/", scored like any statement).
+_REQUEST = re.compile(
     r"^(?:fix|add|update|remove|delete|run|check|create|make|implement|write|continue|proceed|"
     r"apply|commit|show|explain|try|retry|export|clear|start|move|go|rename|refactor|change|"
     r"look|find|open|build|deploy|install|test|debug|review|read|tell|give|let['’]s)\b"
     r"(?!.*\b(?:always|never|every|each time|whenever|from now on|going forward|by default|"
     r"instead of|rather than|in (?:all|every)|all (?:the )?(?:tests|files|code)|must|should)\b)|"
-    r"^(?:帮我|幫我|帮忙|幫忙|请帮|請幫|麻烦|麻煩|能不能|能否|可不可以|可以帮|可以幫|你(?:先|再)?(?:看|查|改|写|寫|跑|试|試|删|刪)|"
-    r"看一下|看看|查一下|查查|改一下|试一下|試一下|试试|試試|刪掉|删掉|继续|繼續)",
+    r"^(?:刪掉|删掉|继续|繼續|修一下|修复一下|修復一下)",
     re.IGNORECASE,
 )
 _LASTING = re.compile(
@@ -109,8 +123,17 @@ def looks_like_code(text: str) -> bool:
     return symbols / len(stripped) > 0.08 or stripped.rstrip().endswith((";", "{", "=>"))
 
 
+_CONCRETE = re.compile(r"[\w.-]+[/.][\w/.-]+|`[^`]+`|\b[a-z]+[A-Z]\w*|\b\w+_\w+|--?[a-z][\w-]+|#\w")
+
+
 def is_request(text: str) -> bool:
-    return bool(_REQUEST.search(text)) and not _LASTING.search(text)
+    """A one-task request: asked politely, or a bare imperative naming nothing concrete;
+    never when something in it makes it last ("always", "from now on", "以后")."""
+    if _LASTING.search(text):
+        return False
+    if _ASK.search(text):
+        return True
+    return bool(_REQUEST.search(text)) and not _CONCRETE.search(text)
 
 
 def has_secret(text: str) -> bool:
@@ -131,7 +154,7 @@ def reject_reason(sentence: Sentence, role: str) -> str:
         return "secret"
     if _TRACEBACK.search(text):
         return "traceback"
-    if _LOG.match(text):
+    if _LOG.match(text) or _LOG_ANYWHERE.search(text):
         return "log"
     if looks_like_code(text):
         return "code"

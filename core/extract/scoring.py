@@ -45,24 +45,24 @@ _IDENTIFIER = re.compile(
 )
 # Chinese text naming a Latin term (gwadmin, Parquet) is as concrete as it gets.
 _CJK_WITH_LATIN = re.compile(r"[\u3400-\u9fff].*[A-Za-z]{2,}|[A-Za-z]{2,}.*[\u3400-\u9fff]")
-_DIRECTIVE = re.compile(
+DIRECTIVE = re.compile(
     r"\b(?:use[sd]?|using|instead of|rather than|prefer(?:s|red)?|should(?:n['’]t)?|must|"
     r"always|never|only|avoid|do not|don['’]t|required?|requires|default(?:s)?|keep|stays?|"
     r"is|are|lives? (?:in|at)|runs? (?:on|in|with)|points? to|stored? in|goes through|"
     r"via|with|through)\b|用|改用|不要|别|別|必须|必須|应该|應該|统一|統一|一律|只|放在|在|是|為|为",
     re.IGNORECASE,
 )
-_REASON = re.compile(
+REASON = re.compile(
     r"\b(?:because|since|so that|so\b|which is why|otherwise|to avoid|due to|root cause|"
     r"turned out|caused by|breaks?|fails?|won['’]t work|doesn['’]t work)\b|因为|因為|所以|以便|否则|否則|导致|導致",
     re.IGNORECASE,
 )
-_TO_PERSON = re.compile(
+TO_PERSON = re.compile(
     r"^(?:you|your)\b|\byou(?:['’]ll| will| can| could| need| should| may| might)\b|\byour\b|"
     r"\bif you\b|\bwhen you\b|你可以|您可以|你的|您的",
     re.IGNORECASE,
 )
-_REPORT = re.compile(
+REPORT = re.compile(
     r"^(?:i|we)\b|\b(?:i|we) (?:\w+ed|made|wrote|ran|found|got|left|kept|set|put)\b|"
     r"\b(?:was|were|has been|have been) (?:\w+ed|made|written|run|set|removed|gone)\b|"
     r"\bis now\b|\bare now\b|\bnow (?:has|have|uses|shows|returns)\b|\b\d+ (?:files?|tests?|"
@@ -71,7 +71,9 @@ _REPORT = re.compile(
     r"moved|renamed|installed|cleared|generated|built|tested)\b|我(?:已|已经|已經)|已(?:经|經)?(?:完成|修改|删除|刪除|新增|更新)",
     re.IGNORECASE,
 )
-_STEP_LABEL = re.compile(r"\b(?:phase|step|stage|block|part|task) \d+\b|第.[步阶段階段]", re.IGNORECASE)
+STEP_LABEL = re.compile(
+    r"\b(?:phase|step|stage|block|part|task) \d+\b|第.[步阶段階段]", re.IGNORECASE
+)
 
 
 def identifiers(text: str) -> int:
@@ -105,7 +107,7 @@ def person_score(text: str, role: str) -> float:
         best = max(found.values())
     if "explicit" in found:
         return best
-    if concrete and _DIRECTIVE.search(text):
+    if concrete and DIRECTIVE.search(text):
         best += 0.1
     if sig.cue("request", sig.REQUEST, text, lowered):
         best -= 0.4
@@ -118,14 +120,14 @@ def assistant_score(text: str) -> float:
     if not concrete:
         return 0.0
     value = 0.45 + (0.05 if concrete > 1 else 0.0)
-    if _DIRECTIVE.search(text):
+    if DIRECTIVE.search(text):
         value += 0.2
-    if _REASON.search(text):
+    if REASON.search(text):
         value += 0.1
-    if _TO_PERSON.search(text):
+    if TO_PERSON.search(text):
         value -= 0.3
-    if _REPORT.search(text):
+    if REPORT.search(text):
         value -= 0.3
-    if _STEP_LABEL.search(text):
+    if STEP_LABEL.search(text):
         value -= 0.2
     return value - penalties(text, text.lower())

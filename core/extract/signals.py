@@ -279,5 +279,3 @@ def classify(statement: str, found: Mapping[str, float], role: str) -> tuple[str
     if _WORKFLOW.search(statement) and "rule" in found:
         return "workflow", scope
     return "project", scope
-
-
