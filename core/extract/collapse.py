@@ -45,6 +45,7 @@ class Found:
     locator: str
     order: int  # position in the transcript: ties keep the earlier one
     message_index: int = 0
+    confidence: str = "low"  # from the hand rules (seed 001's scale), whatever ranks it
     also: list[tuple[str, str]] = field(default_factory=list)  # (role, locator) of copies
     key: str = ""
     grams: Counter[str] = field(default_factory=Counter)

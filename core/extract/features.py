@@ -65,10 +65,28 @@ FEATURES: tuple[str, ...] = (
     "numbers",
     "arrow",
     "words",
+    "repeated",
 )
+REPEATS_FULL = 4  # a name in this many messages of the transcript counts fully as repeated
 
 
-def features(text: str, role: str, block: str = "text") -> list[float]:
+def repetition(texts: list[str], message_keys: list[int]) -> list[float]:
+    """For each sentence, how often the transcript comes back to the names it holds: the
+    number of other messages naming its most repeated identifier, scaled to [0, 1].
+    Durable facts are talked about again; one-off details are not."""
+    tokens = [scoring.identifier_tokens(text) for text in texts]
+    seen: dict[str, set[int]] = {}
+    for names, key in zip(tokens, message_keys, strict=True):
+        for name in names:
+            seen.setdefault(name, set()).add(key)
+    out: list[float] = []
+    for names in tokens:
+        best = max((len(seen[name]) - 1 for name in names), default=0)
+        out.append(min(best, REPEATS_FULL) / REPEATS_FULL)
+    return out
+
+
+def features(text: str, role: str, block: str = "text", repeated: float = 0.0) -> list[float]:
     """The feature vector of a sentence, in FEATURES order. role: person|assistant|note."""
     lowered = text.lower()
     found = sig.signals_of(text, "user")
@@ -99,6 +117,7 @@ def features(text: str, role: str, block: str = "text") -> list[float]:
         "numbers": min(len(_DIGITS.findall(text)), 4) / 4,
         "arrow": float(bool(_ARROW.search(text))),
         "words": min(words, 60) / 60,
+        "repeated": repeated,
     }
     for name, pattern in _KINDS.items():
         values[name] = float(bool(pattern.search(text)))

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 from memdesk.core.entry import Entry, Source
 from memdesk.core.extract.agreement import AGREED, sources
 from memdesk.core.extract.collapse import Found, collapse
+from memdesk.core.extract.features import repetition
 from memdesk.core.extract.learned import shipped_scorer
 from memdesk.core.extract.messages import Message
 from memdesk.core.extract.provenance import excerpt_of, mentioned_commands, mentioned_files
@@ -56,7 +57,7 @@ from memdesk.core.guard import is_chitchat
 
 
 class Scorer(Protocol):
-    def score(self, text: str, role: str, block: str = "text") -> float: ...
+    def score(self, text: str, role: str, block: str = "text", repeated: float = 0.0) -> float: ...
 
 
 __all__ = [
@@ -172,6 +173,7 @@ class Eligible:
     block: str
     message: Message
     order: int
+    raw: str = ""  # the sentence as written, cue words ("remember:") included
 
 
 def eligible_sentences(messages: Iterable[Message]) -> Iterator[Eligible]:
@@ -187,13 +189,19 @@ def eligible_sentences(messages: Iterable[Message]) -> Iterator[Eligible]:
             statement = clean_statement(sentence.text)
             if len(statement) < _MIN_CHARS or is_chitchat(statement):
                 continue
-            yield Eligible(statement, role, sentence.block, message, order)
+            yield Eligible(statement, role, sentence.block, message, order, sentence.text)
+
+
+def repeated_names(items: list[Eligible]) -> list[float]:
+    """features.repetition over the messages the sentences sit in."""
+    keys = {id(item.message): index for index, item in enumerate(items)}
+    return repetition([i.text for i in items], [keys[id(i.message)] for i in items])
 
 
 def rule_score(item: Eligible) -> float:
     if item.role == "assistant":
         return assistant_score(item.text)
-    return person_score(item.text, "note" if item.role == "note" else "user")
+    return person_score(item.raw or item.text, "note" if item.role == "note" else "user")
 
 
 def scored_sentences(
@@ -202,18 +210,22 @@ def scored_sentences(
     """Every eligible sentence scoring above the threshold, and the messages they are in."""
     found: list[Found] = []
     kept: list[Message] = []
-    for item in eligible_sentences(messages):
-        if scorer is None:
-            value = rule_score(item)
-        else:
-            value = scorer.score(item.text, item.role, item.block)
-            if item.role != "assistant" and is_explicit(item.text):
-                value = max(value, rule_score(item))  # "remember: ..." is never outranked
+    items = list(eligible_sentences(messages))
+    repeats = repeated_names(items) if scorer is not None else [0.0] * len(items)
+    for item, repeated in zip(items, repeats, strict=True):
+        rules = rule_score(item)
+        value = rules
+        if scorer is not None:
+            value = scorer.score(item.text, item.role, item.block, repeated)
+            if item.role != "assistant" and is_explicit(item.raw):
+                value = max(value, rules)  # "remember: ..." is never outranked
         if value <= threshold:
             continue
-        found.append(
-            Found(item.text, value, item.role, item.message.locator, item.order, len(kept))
-        )
+        confidence = confidence_label(rules) if rules > threshold else "low"
+        if item.role == "assistant" and confidence == "high":
+            confidence = "medium"  # the person agreed; they did not say it
+        where = item.message.locator
+        found.append(Found(item.text, value, item.role, where, item.order, len(kept), confidence))
         kept.append(item.message)
     return found, kept
 
@@ -242,9 +254,7 @@ def extract_candidates(
         role = item.role
         signal_role = "assistant" if role == "assistant" else "user"
         kind, scope = classify(item.text, signals_of(item.text, signal_role), signal_role)
-        confidence = confidence_label(item.score)
-        if role == "assistant" and confidence == "high":
-            confidence = "medium"  # the person agreed; they did not say it
+        confidence = item.confidence
         locators = [item.locator, *[loc for _, loc in item.also]]
         roles = [role, *[r for r, _ in item.also]]
         out.append(

@@ -26,14 +26,16 @@ class LearnedScorer:
     weights: tuple[float, ...]
     threshold: float  # the probability the model was tuned to keep from
 
-    def probability(self, text: str, role: str, block: str = "text") -> float:
-        x = features(text, role, block)
+    def probability(
+        self, text: str, role: str, block: str = "text", repeated: float = 0.0
+    ) -> float:
+        x = features(text, role, block, repeated)
         z = sum(w * v for w, v in zip(self.weights, x, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
-    def score(self, text: str, role: str, block: str = "text") -> float:
+    def score(self, text: str, role: str, block: str = "text", repeated: float = 0.0) -> float:
         """The probability on seed 001's scale (the model's threshold is 0.6)."""
-        p = self.probability(text, role, block)
+        p = self.probability(text, role, block, repeated)
         t = self.threshold
         if p < t:
             return SEED_THRESHOLD * p / t

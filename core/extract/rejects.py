@@ -3,6 +3,7 @@
 `reject_reason(sentence, role)` names the first class a sentence falls in, or "" when it
 may be scored: fragments, headings, table rows, log lines, tracebacks, code, the agent's
 narration ("I'll now…", "Let me…"), interrupt markers and harness wrappers, questions,
+hedged guesses ("maybe…", "也许…"),
 one-task requests ("fix this", "can you…", "帮我查一下", "幫我查一下") and anything that
 carries a secret or a redaction marker ("my api key is [REDACTED:…], remember it").
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 
 from memdesk.core.extract.sentences import Sentence
+from memdesk.core.extract.signals import HEDGE, cue
 from memdesk.core.guard import redact_text
 
 MIN_LATIN_WORDS = 4
@@ -164,6 +166,8 @@ def reject_reason(sentence: Sentence, role: str) -> str:
         return "heading"
     if _QUESTION.search(text):
         return "question"
+    if cue("hedge", HEDGE, text, text.lower()):
+        return "hedge"  # a guess, not a fact (seed 004: no model guesses)
     if role != "person" and (_NARRATION.match(text) or _STATUS.search(text)):
         return "narration"
     if role == "person" and is_request(text):

@@ -9,7 +9,8 @@ statement or a directive about it ("X uses Y", "use Y instead of X", "prefer", "
 - person / note: the strongest seed-001 signal, the "stated fact" signal only when the
   sentence names something concrete; +0.1 for a concrete identifier with a directive;
 - an assistant statement the person agreed to: nothing from cue words alone; it needs an
-  identifier (0.45) and a statement or directive form (0.2), a reason or lesson adds 0.1,
+  identifier (0.45) and a statement or directive form (0.2), a reason adds 0.1, a lesson
+  (root cause, fix) 0.25,
   a second identifier 0.05;
 - everybody loses points for requests (0.4), one-off time words (0.35), hedges (0.3);
   the assistant's statements also for talking to the person ("you can…", "your"),
@@ -76,6 +77,11 @@ STEP_LABEL = re.compile(
 )
 
 
+def identifier_tokens(text: str) -> set[str]:
+    """The concrete names in a sentence, lower-cased (for counting repeats)."""
+    return {match.strip("`").lower() for match in _IDENTIFIER.findall(text) if len(match) > 2}
+
+
 def identifiers(text: str) -> int:
     found = len(_IDENTIFIER.findall(text))
     if not found and _CJK_WITH_LATIN.search(text):
@@ -107,7 +113,12 @@ def person_score(text: str, role: str) -> float:
         best = max(found.values())
     if "explicit" in found:
         return best
-    if concrete and DIRECTIVE.search(text):
+    if (
+        concrete
+        and found
+        and max(found, key=found.__getitem__) != "stated"
+        and DIRECTIVE.search(text)
+    ):
         best += 0.1
     if sig.cue("request", sig.REQUEST, text, lowered):
         best -= 0.4
@@ -124,6 +135,8 @@ def assistant_score(text: str) -> float:
         value += 0.2
     if REASON.search(text):
         value += 0.1
+    if "lesson" in sig.signals_of(text, "assistant"):
+        value += 0.25  # root cause and fix: what the person rarely restates
     if TO_PERSON.search(text):
         value -= 0.3
     if REPORT.search(text):
