@@ -161,6 +161,10 @@ def _strip_trailer(text: str) -> str:
 
 # -- the default extractor ----------------------------------------------------------------
 
+# An agreed assistant statement the hand rules rate this high (a named root cause and
+# fix) is kept whatever the model says.
+STRONG = 0.8
+
 _ROLE_OF = {"person": "person", AGREED: "assistant", "note": "note"}
 
 
@@ -215,11 +219,19 @@ def scored_sentences(
     for item, repeated in zip(items, repeats, strict=True):
         rules = rule_score(item)
         value = rules
+        keep = rules > threshold
         if scorer is not None:
+            # The hand rules decide what the person's words and notes may give (they carry
+            # the product's rules: no one-offs, no requests, preferences count); the model
+            # decides for agreed assistant statements, where cue words say little, and
+            # ranks everything for the per-transcript cap.
             value = scorer.score(item.text, item.role, item.block, repeated)
-            if item.role != "assistant" and is_explicit(item.raw):
+            if item.role == "assistant":
+                keep = value > threshold or rules >= STRONG
+
+            elif is_explicit(item.raw):
                 value = max(value, rules)  # "remember: ..." is never outranked
-        if value <= threshold:
+        if not keep:
             continue
         confidence = confidence_label(rules) if rules > threshold else "low"
         if item.role == "assistant" and confidence == "high":
