@@ -14,7 +14,7 @@ from memdesk.core.entry import Entry
 from memdesk.core.extract.flush import flush
 from memdesk.core.extract.inbox import ingest_sources, looks_binary
 from memdesk.core.extract.messages import Message, ReadStats
-from memdesk.core.extract.readers import record_messages
+from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, record_messages
 from memdesk.core.extract.settings import ExtractSettings
 from memdesk.core.extract.transcript import transcript_candidates
 from memdesk.core.store import StoreError
@@ -25,11 +25,13 @@ ACTOR = "cli"
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "extract",
-        help="extract candidate memories from transcripts (JSONL, JSON, Markdown)",
+        help="extract candidate memories from agent transcripts (see docs/formats.md)",
         description=(
-            "Read agent transcripts (generic {role, content} JSONL/JSON, Claude Code sessions, "
-            "OpenAI chat exports, Markdown chat logs, memory/YYYY-MM-DD.md daily logs), extract "
-            "candidates, screen them with the do-not-write guard and add the new ones."
+            "Read agent transcripts (Claude Code, Codex, Gemini CLI, Copilot CLI, Antigravity, "
+            "Aider, SpecStory, ChatGPT exports, Markdown chat logs, memory/YYYY-MM-DD.md daily "
+            "logs, generic {role, content} JSONL/JSON), extract candidates, screen them with "
+            "the do-not-write guard and add the new ones. A file in no known format is an "
+            "error (exit 1)."
         ),
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="transcript files to read")
@@ -82,7 +84,13 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
             raise UserError(f"{name}: no such file")
         if looks_binary(path):
             raise UserError(f"{name}: not a text file (binary content)")
-        found = transcript_candidates(path, settings.extractor, known=known, cwd=str(ctx.dir))
+        try:
+            fmt = detect_format(path)
+        except UnrecognisedFormat as exc:
+            raise UserError(str(exc)) from exc
+        found = transcript_candidates(
+            path, settings.extractor, known=known, cwd=str(ctx.dir), fmt=fmt
+        )
         if found.error:
             raise UserError(f"{name}: extractor failed, nothing written: {found.error}")
         stats = found.stats or ReadStats(str(path))
@@ -94,9 +102,14 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
                 chosen_all = store.add_many(chosen_all, actor=ACTOR, label="extract")
             except StoreError as exc:
                 raise UserError(f"{name}: nothing written: {exc}") from exc
+        if not stats.messages:
+            print(
+                f"memdesk: note: {path}: read as {fmt}; it holds no conversation", file=sys.stderr
+            )
         report["files"].append(
             {
                 "path": str(path),
+                "format": fmt,
                 "messages": stats.messages,
                 "skipped_lines": stats.skipped,
                 "warnings": stats.warnings,

@@ -24,6 +24,7 @@ COMMAND_ORDER: tuple[str, ...] = (
     "store",
     "app",
     "extract",
+    "sources",
     "search",
     "context",
     "consolidate",

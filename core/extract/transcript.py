@@ -18,7 +18,7 @@ from memdesk.core.entry import CONFIDENCE_VALUE, Entry
 from memdesk.core.extract.files import file_candidates
 from memdesk.core.extract.flush import WriteResult, select_new
 from memdesk.core.extract.messages import ReadStats
-from memdesk.core.extract.readers import detect_format
+from memdesk.core.extract.readers import UnrecognisedFormat, detect_format
 from memdesk.core.extract.settings import ExtractorSettings
 
 _CONVERSATION_ROLES = frozenset({"user", "assistant"})
@@ -28,7 +28,7 @@ _CONVERSATION_ROLES = frozenset({"user", "assistant"})
 class TranscriptResult:
     path: str
     format: str = ""
-    recognised: bool = False  # a reader took it as a conversation (not notes, not empty)
+    recognised: bool = False  # a reader took it as a conversation (not unknown, not empty)
     messages: int = 0
     entries: list[Entry] = field(default_factory=list)
     duplicates: int = 0
@@ -51,6 +51,7 @@ def transcript_candidates(
     known: set[str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
     opts: Mapping[str, Any] | None = None,
+    fmt: str | None = None,
 ) -> TranscriptResult:
     """Everything one transcript would queue. The cap is taken before `known` (text
     hashes already in the store) is consulted, so reading a file again queues nothing new
@@ -58,13 +59,21 @@ def transcript_candidates(
     path = Path(path)
     settings = settings or ExtractorSettings()
     stats = ReadStats(str(path))
-    result = TranscriptResult(str(path), detect_format(path), stats=stats)
+    result = TranscriptResult(str(path), stats=stats)
+    try:
+        result.format = fmt or detect_format(path)
+    except UnrecognisedFormat as exc:
+        result.error = str(exc)
+        return result
     known = known if known is not None else set()
     seen: set[str] = set()
     totals = WriteResult()
     roles: set[str] = set()
     chosen_all: list[Entry] = []
-    for found in file_candidates(path, settings, stats=stats, cwd=cwd, roles=roles, opts=opts):
+    batches = file_candidates(
+        path, settings, stats=stats, cwd=cwd, roles=roles, opts=opts, fmt=result.format
+    )
+    for found in batches:
         if not found.ok:
             result.error = found.error
             return result
