@@ -8,9 +8,9 @@ assistant statement speaks for the person only when the person agreed to it:
   person (tool calls and results in between do not end it);
 - the turn is agreed when the person's next message accepts or approves it ("yes",
   "great", "lgtm", "好", "可以", "對") or goes on without objecting (the next step, a
-  new instruction): it holds no "no", "don't", "wrong", "instead", "actually", "why",
-  "不对", "不是", "別", "为什么", no interrupt marker, and it is not a question unless it
-  opens with an acceptance ("great! shall we run the migration now?");
+  new instruction): its first sentence holds no "no", "don't", "wrong", "instead",
+  "actually", "why", "不对", "不是", "別", "为什么", no interrupt marker, and it is not a
+  question unless it opens with an acceptance ("great! shall we run the migration now?");
 - a turn with no reply of the person after it (the end of the transcript) is not agreed:
   nobody confirmed it.
 
@@ -36,6 +36,9 @@ _ACCEPT = re.compile(
     r"继续|繼續|下一步|接着|接著|嗯)(?:\W|$)",
     re.IGNORECASE,
 )
+# Only how the reply opens counts: "add it to the readme and do not commit yet" goes on
+# from the turn; "no, that's wrong" objects to it.
+_FIRST_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n")
 _QUESTION = re.compile(
     r"[?？]|[吗嗎呢]\s*$|^\W*(?:what|why|how|where|when|which|who|is|are|does|do|can|could|should)\b",
     re.IGNORECASE,
@@ -51,7 +54,7 @@ _OBJECTION = re.compile(
 
 def reply_agrees(text: str) -> bool:
     """Does the person's reply accept, approve or continue, without objecting?"""
-    head = text.strip()[:400]
+    head = _FIRST_SENTENCE.split(text.strip(), maxsplit=1)[0][:160]
     if not head or _OBJECTION.search(head):
         return False
     if _ACCEPT.match(head):

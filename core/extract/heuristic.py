@@ -221,16 +221,18 @@ def scored_sentences(
         value = rules
         keep = rules > threshold
         if scorer is not None:
-            # The hand rules decide what the person's words and notes may give (they carry
-            # the product's rules: no one-offs, no requests, preferences count); the model
-            # decides for agreed assistant statements, where cue words say little, and
-            # ranks everything for the per-transcript cap.
+            # Either judge may keep a sentence: the hand rules carry the product's rules
+            # (preferences and explicit "remember" count), the model what the dev gold
+            # says people keep. Agreed assistant statements need the model, or hand rules
+            # rating them strong (a named root cause and fix). The model ranks everything
+            # for the per-transcript cap.
             value = scorer.score(item.text, item.role, item.block, repeated)
             if item.role == "assistant":
                 keep = value > threshold or rules >= STRONG
-
-            elif is_explicit(item.raw):
-                value = max(value, rules)  # "remember: ..." is never outranked
+            else:
+                keep = keep or value > threshold
+                if is_explicit(item.raw):
+                    value = max(value, rules)  # "remember: ..." is never outranked
         if not keep:
             continue
         confidence = confidence_label(rules) if rules > threshold else "low"

@@ -39,7 +39,7 @@ _ABBREVIATION = re.compile(
 @dataclass(frozen=True)
 class Sentence:
     text: str
-    block: str = "text"  # text | list | heading | table | quote
+    block: str = "text"  # text | list | heading | table | quote | group
 
 
 def blocks(text: str) -> list[tuple[str, str]]:
@@ -99,6 +99,39 @@ def split_block(text: str) -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
+GROUP_ITEM_WORDS = 10  # list items this short are read together with their lead-in
+GROUP_MAX_CHARS = 400
+
+
+def _short(item: str) -> bool:
+    return len(item.split()) <= GROUP_ITEM_WORDS and len(item) <= 80
+
+
 def split_sentences(text: str) -> list[Sentence]:
-    """Every sentence of a message, with the kind of block it sits in."""
-    return [Sentence(piece, kind) for kind, body in blocks(text) for piece in split_block(body)]
+    """Every sentence of a message, with the kind of block it sits in.
+
+    Short list items under a lead-in ("Design style:", "## Agent memory (`.claude/x/`)")
+    say nothing alone ("Glassmorphism cards"); they become one "group" sentence, the
+    lead-in and its items: "Design style: Clean white layouts; Glassmorphism cards"."""
+    parts = blocks(text)
+    out: list[Sentence] = []
+    index = 0
+    while index < len(parts):
+        kind, body = parts[index]
+        lead = kind == "heading" or (kind == "text" and body.rstrip().endswith((":", "：")))
+        items: list[str] = []
+        end = index + 1
+        while lead and end < len(parts) and parts[end][0] == "list" and _short(parts[end][1]):
+            items.append(parts[end][1].rstrip(" .;；。"))
+            end += 1
+        if len(items) >= 2:
+            head = body.rstrip().rstrip(":：").strip()
+            group = f"{head}: " + "; ".join(items)
+            if len(group) > GROUP_MAX_CHARS:
+                group = group[:GROUP_MAX_CHARS].rsplit(";", 1)[0]
+            out.append(Sentence(group, "group"))
+            index = end
+            continue
+        out += [Sentence(piece, kind) for piece in split_block(body)]
+        index += 1
+    return out

@@ -9,7 +9,7 @@ callable = "my_pkg.memory:extract"  # a Python function (messages, opts) or (mes
 timeout = 60               # seconds a plug-in may take before it is abandoned
 max_facts_per_flush = 10   # seed 000's cap per flush
 threshold = 0.6            # seed 001's write threshold for the heuristic extractor
-max_per_transcript = 20    # candidates one transcript may queue, best first; the rest
+max_per_transcript = 30    # candidates one transcript may queue, best first; the rest
                            # is counted and reported by `memdesk extract`
 scorer = "learned"         # learned (shipped weights) | rules (hand rules only)
 
@@ -50,7 +50,7 @@ _EXTRACTOR_KEYS = (
     "scorer",
 )
 SCORERS: tuple[str, ...] = ("learned", "rules")
-DEFAULT_MAX_PER_TRANSCRIPT = 20
+DEFAULT_MAX_PER_TRANSCRIPT = 30
 _SOURCES_KEYS = ("transcripts", "inbox", "homes")
 _HOME_KEYS = ("claude", "codex", "gemini", "copilot")
 
