@@ -43,11 +43,12 @@ _QUESTION = re.compile(
     r"[?？]|[吗嗎呢]\s*$|^\W*(?:what|why|how|where|when|which|who|is|are|does|do|can|could|should)\b",
     re.IGNORECASE,
 )
+# An objection: the reply opens with a negation or a challenge, or names a fault.
 _OBJECTION = re.compile(
-    r"\b(?:no|nope|not|don['’]?t|do not|doesn['’]?t|isn['’]?t|shouldn['’]?t|won['’]?t|wrong|"
-    r"incorrect|instead|actually|but|why|stop|wait|revert|undo|hmm|bad|broken|fails?|failed|"
-    r"still)\b|request interrupted|不对|不對|不是|错|錯|别|別|不要|为什么|為什麼|停|等等|"
-    r"撤销|撤銷|回滚|回滾|不行|不好",
+    r"^\W*(?:no|nope|not|don['’]?t|do not|never|stop|wait|hold on|hmm+|actually|why|but|revert|"
+    r"undo)(?:\W|$)|^\W*(?:不|別|别|为什么|為什麼|停|等等|等一下)|"
+    r"\b(?:wrong|incorrect|instead|revert|undo|isn['’]t right|doesn['’]t work|not what|broken|"
+    r"fail(?:s|ed)?|still)\b|request interrupted|不对|不對|错|錯|撤销|撤銷|回滚|回滾|不行",
     re.IGNORECASE,
 )
 

@@ -3,7 +3,7 @@
 `reject_reason(sentence, role)` names the first class a sentence falls in, or "" when it
 may be scored: fragments, headings, table rows, log lines, tracebacks, code, the agent's
 narration ("I'll now…", "Let me…"), interrupt markers and harness wrappers, questions,
-hedged guesses ("maybe…", "也许…"),
+hedged guesses ("maybe…", "也许…"), one-off remarks ("today", "for this one", "今天先别"),
 one-task requests ("fix this", "can you…", "帮我查一下", "幫我查一下") and anything that
 carries a secret or a redaction marker ("my api key is [REDACTED:…], remember it").
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from memdesk.core.extract.sentences import Sentence
-from memdesk.core.extract.signals import HEDGE, cue
+from memdesk.core.extract.signals import HEDGE, ONE_OFF, cue
 from memdesk.core.guard import redact_text
 
 MIN_LATIN_WORDS = 4
@@ -92,7 +92,7 @@ _REQUEST = re.compile(
     re.IGNORECASE,
 )
 _LASTING = re.compile(
-    r"\b(?:always|never|every|each time|whenever|from now on|going forward|by default|remember|"
+    r"\b(?:always|never(?! mind)|every|each time|whenever|from now on|going forward|by default|remember|"
     r"in future|from here on)\b|以后|以後|今后|今後|从现在起|從現在起|每次|永远|永遠|一律|统一|統一|"
     r"记住|記住|都要|不要再|别再|別再",
     re.IGNORECASE,
@@ -166,8 +166,11 @@ def reject_reason(sentence: Sentence, role: str) -> str:
         return "heading"
     if _QUESTION.search(text):
         return "question"
-    if cue("hedge", HEDGE, text, text.lower()):
+    lowered = text.lower()
+    if cue("hedge", HEDGE, text, lowered):
         return "hedge"  # a guess, not a fact (seed 004: no model guesses)
+    if cue("one_off", ONE_OFF, text, lowered) and not _LASTING.search(text):
+        return "one-off"  # "今天先别提交", "for this one": mattered in that session only
     if role != "person" and (_NARRATION.match(text) or _STATUS.search(text)):
         return "narration"
     if role == "person" and is_request(text):
