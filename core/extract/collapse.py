@@ -3,7 +3,7 @@
 Two sentences are the same candidate when their normalised texts (NFKC, case-folded,
 punctuation and spaces removed) are equal, when one holds the other whole (a quoted copy:
 "> use pnpm" under the person's "yes, use pnpm, not npm"), or when their character
-bigrams overlap with a Dice coefficient of at least 0.8 (a near copy: one word changed).
+bigram sets overlap with a Dice coefficient of at least 0.8 (a near copy: one word changed).
 The one with the higher score is kept; the other's record and role are added to it.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass, field
 
 NEAR = 0.8
@@ -24,15 +23,15 @@ def normalise(text: str) -> str:
     return _DROP.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
-def bigrams(text: str) -> Counter[str]:
-    return (
-        Counter(text[i : i + 2] for i in range(len(text) - 1)) if len(text) > 1 else Counter([text])
-    )
+def bigrams(text: str) -> frozenset[str]:
+    if len(text) < 2:
+        return frozenset([text])
+    return frozenset(text[i : i + 2] for i in range(len(text) - 1))
 
 
-def dice(a: Counter[str], b: Counter[str]) -> float:
-    total = sum(a.values()) + sum(b.values())
-    return 2 * sum((a & b).values()) / total if total else 0.0
+def dice(a: frozenset[str], b: frozenset[str]) -> float:
+    total = len(a) + len(b)
+    return 2 * len(a & b) / total if total else 0.0
 
 
 @dataclass
@@ -48,7 +47,7 @@ class Found:
     confidence: str = "low"  # from the hand rules (seed 001's scale), whatever ranks it
     also: list[tuple[str, str]] = field(default_factory=list)  # (role, locator) of copies
     key: str = ""
-    grams: Counter[str] = field(default_factory=Counter)
+    grams: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self.key = normalise(self.text)
@@ -68,8 +67,12 @@ def same(a: Found, b: Found) -> bool:
 def collapse(found: list[Found]) -> list[Found]:
     """One Found per group of copies, best first kept; sources merged into `also`."""
     kept: list[Found] = []
+    exact: dict[str, Found] = {}
     for item in sorted(found, key=lambda f: (-f.score, f.order)):
-        for winner in kept:
+        # The same words again (a transcript repeating itself) are found without comparing.
+        match = exact.get(item.key)
+        candidates = [match] if match is not None else kept
+        for winner in candidates:
             if same(winner, item):
                 source = (item.role, item.locator)
                 if source != (winner.role, winner.locator) and source not in winner.also:
@@ -78,4 +81,5 @@ def collapse(found: list[Found]) -> list[Found]:
                 break
         else:
             kept.append(item)
+            exact[item.key] = item
     return kept

@@ -40,7 +40,7 @@ from memdesk.core.extract.features import repetition
 from memdesk.core.extract.learned import shipped_scorer
 from memdesk.core.extract.messages import Message
 from memdesk.core.extract.provenance import excerpt_of, mentioned_commands, mentioned_files
-from memdesk.core.extract.rejects import INTERRUPTION, reject_reason
+from memdesk.core.extract.rejects import INTERRUPTION, has_secret, reject_reason
 from memdesk.core.extract.scoring import assistant_score, person_score
 from memdesk.core.extract.sentences import split_sentences
 from memdesk.core.extract.signals import (
@@ -188,8 +188,8 @@ def eligible_sentences(messages: Iterable[Message]) -> Iterator[Eligible]:
         text = INTERRUPTION.sub("\n", strip_recalled_blocks(message.text))
         for sentence in split_sentences(text):
             order += 1
-            if reject_reason(sentence, role):
-                continue
+            if reject_reason(sentence, role, secrets=False):
+                continue  # secrets are checked on what is kept (the costlier check)
             statement = clean_statement(sentence.text)
             if len(statement) < _MIN_CHARS or is_chitchat(statement):
                 continue
@@ -216,32 +216,49 @@ def scored_sentences(
     kept: list[Message] = []
     items = list(eligible_sentences(messages))
     repeats = repeated_names(items) if scorer is not None else [0.0] * len(items)
+    judged: dict[tuple[str, str, str, float], tuple[bool, float, str]] = {}
     for item, repeated in zip(items, repeats, strict=True):
-        rules = rule_score(item)
-        value = rules
-        keep = rules > threshold
-        if scorer is not None:
-            # Either judge may keep a sentence: the hand rules carry the product's rules
-            # (preferences and explicit "remember" count), the model what the dev gold
-            # says people keep. Agreed assistant statements need the model, or hand rules
-            # rating them strong (a named root cause and fix). The model ranks everything
-            # for the per-transcript cap.
-            value = scorer.score(item.text, item.role, item.block, repeated)
-            if item.role == "assistant":
-                keep = value > threshold or rules >= STRONG
-            else:
-                keep = keep or value > threshold
-                if is_explicit(item.raw):
-                    value = max(value, rules)  # "remember: ..." is never outranked
+        # The same words again (a restated rule, a quoted line) are judged once: they
+        # collapse into one candidate anyway.
+        key = (item.raw, item.role, item.block, repeated)
+        verdict = judged.get(key)
+        if verdict is None:
+            verdict = judged[key] = judge(item, repeated, threshold, scorer)
+        keep, value, confidence = verdict
         if not keep:
             continue
-        confidence = confidence_label(rules) if rules > threshold else "low"
-        if item.role == "assistant" and confidence == "high":
-            confidence = "medium"  # the person agreed; they did not say it
         where = item.message.locator
         found.append(Found(item.text, value, item.role, where, item.order, len(kept), confidence))
         kept.append(item.message)
     return found, kept
+
+
+def judge(
+    item: Eligible, repeated: float, threshold: float, scorer: Scorer | None
+) -> tuple[bool, float, str]:
+    """(keep, ranking value, confidence label) of one sentence."""
+    rules = rule_score(item)
+    value = rules
+    keep = rules > threshold
+    if scorer is not None:
+        # Either judge may keep a sentence: the hand rules carry the product's rules
+        # (preferences and explicit "remember" count), the model what the dev gold says
+        # people keep. Agreed assistant statements need the model, or hand rules rating
+        # them strong (a named root cause and fix). The model ranks everything for the
+        # per-transcript cap.
+        value = scorer.score(item.text, item.role, item.block, repeated)
+        if item.role == "assistant":
+            keep = value > threshold or rules >= STRONG
+        else:
+            keep = keep or value > threshold
+            if is_explicit(item.raw):
+                value = max(value, rules)  # "remember: ..." is never outranked
+    if not keep or has_secret(item.raw):
+        return False, value, ""  # a secret is never kept, even when asked to remember it
+    confidence = confidence_label(rules) if rules > threshold else "low"
+    if item.role == "assistant" and confidence == "high":
+        confidence = "medium"  # the person agreed; they did not say it
+    return True, value, confidence
 
 
 def pick_scorer(opts: Mapping[str, Any]) -> Scorer | None:

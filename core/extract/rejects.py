@@ -55,7 +55,7 @@ _CODE_START = re.compile(
     r"async |await |if \(|for \(|while \(|#include|package |public |private |fn |impl |use \w+::|"
     r"[}\])]|<\/?[a-zA-Z][\w-]*[\s>]|\w+\s*=\s*[\[{(\"'\d]|\w+\(.*\)\s*;?$|@\w+\()",
 )
-_CODE_CHARS = set("{}()[];=<>|&$\\")
+_CODE_CHARS = tuple("{}()[];=<>|&$\\")
 _NARRATION = re.compile(
     r"^(?:i['’]ll\b|i will\b|i['’]m going to\b|i am going to\b|let me\b|let['’]s (?:see|check|look|try|start|verify|run)\b|"
     r"now (?:i|let['’]s|let me|i['’]ll|\w+ing)\b|next,? (?:i|let)\b|first,? (?:i|let)\b|"
@@ -72,7 +72,6 @@ _STATUS = re.compile(
     r"no (?:errors|offenses|changes needed)|cleaning up|cleaned up|back to the)\b",
     re.IGNORECASE,
 )
-_QUESTION = re.compile(r"[?？]\s*[)）\"”]?$|[吗嗎呢]\s*[。.]?$")
 # Asking for something: polite forms are requests whatever they name.
 _ASK = re.compile(
     r"^(?:please\s+)?(?:can|could|would|will) you\b|^please\b|^pls\b|^help me\b|"
@@ -104,11 +103,10 @@ _SECRET_WORDS = re.compile(
 
 
 def is_fragment(text: str) -> bool:
-    cjk = len(_CJK.findall(text))
+    cjk = len(_CJK.findall(text)) if not text.isascii() else 0
     if cjk:
         return cjk + len(_WORD.findall(text)) < MIN_CJK_CHARS
-    words = _WORD.findall(text)
-    if len(words) < MIN_LATIN_WORDS:
+    if len(text.split()) < MIN_LATIN_WORDS:
         return True
     if text.count("`") % 2 == 1:
         return True  # cut in the middle of inline code
@@ -121,11 +119,21 @@ def looks_like_code(text: str) -> bool:
     stripped = re.sub(r"`[^`]*`", "", text)  # inline code in prose is fine
     if not stripped:
         return True
-    symbols = sum(1 for ch in stripped if ch in _CODE_CHARS)
+    symbols = sum(stripped.count(ch) for ch in _CODE_CHARS)
     return symbols / len(stripped) > 0.08 or stripped.rstrip().endswith((";", "{", "=>"))
 
 
 _CONCRETE = re.compile(r"[\w.-]+[/.][\w/.-]+|`[^`]+`|\b[a-z]+[A-Z]\w*|\b\w+_\w+|--?[a-z][\w-]+|#\w")
+
+
+_TRACE_HINTS = ("traceback", 'file "', "at ", "error: ", "exception: ", "line ", "^")
+_LOG_HINTS = ("[", "stderr", "stdout", "(node:", "at ")
+_QUESTION_ENDS = ("?", "？", "吗", "嗎", "呢")
+
+
+def is_question(text: str) -> bool:
+    end = text.rstrip().rstrip(')）"”。.').rstrip()
+    return end.endswith(_QUESTION_ENDS)
 
 
 def is_request(text: str) -> bool:
@@ -142,9 +150,10 @@ def has_secret(text: str) -> bool:
     return bool(_SECRET_WORDS.search(text)) or bool(redact_text(text)[1])
 
 
-def reject_reason(sentence: Sentence, role: str) -> str:
+def reject_reason(sentence: Sentence, role: str, *, secrets: bool = True) -> str:
     """Why a sentence can never be a candidate ("" when it can be scored). `role` is
-    "person", "assistant" or "note"."""
+    "person", "assistant" or "note". With `secrets=False` the (costlier) secret check is
+    left to the caller, who runs `has_secret` on what it keeps."""
     text = sentence.text
     if sentence.block in ("heading", "table"):
         return sentence.block
@@ -152,11 +161,12 @@ def reject_reason(sentence: Sentence, role: str) -> str:
         return "too long"
     if _MARKER.search(text):
         return "marker"
-    if has_secret(text):
+    if secrets and has_secret(text):
         return "secret"
-    if _TRACEBACK.search(text):
+    lowered = text.lower()
+    if any(hint in lowered for hint in _TRACE_HINTS) and _TRACEBACK.search(text):
         return "traceback"
-    if _LOG.match(text) or _LOG_ANYWHERE.search(text):
+    if _LOG.match(text) or (any(h in lowered for h in _LOG_HINTS) and _LOG_ANYWHERE.search(text)):
         return "log"
     if looks_like_code(text):
         return "code"
@@ -164,9 +174,8 @@ def reject_reason(sentence: Sentence, role: str) -> str:
         return "fragment"
     if text.rstrip().endswith((":", "：")):
         return "heading"
-    if _QUESTION.search(text):
+    if is_question(text):
         return "question"
-    lowered = text.lower()
     if cue("hedge", HEDGE, text, lowered):
         return "hedge"  # a guess, not a fact (seed 004: no model guesses)
     if cue("one_off", ONE_OFF, text, lowered) and not _LASTING.search(text):

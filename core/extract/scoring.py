@@ -23,6 +23,7 @@ The values are the seed-001 scale, so `[extractor] threshold` (0.6) keeps its me
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memdesk.core.extract import signals as sig
 
@@ -77,13 +78,19 @@ STEP_LABEL = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
+def _names(text: str) -> tuple[str, ...]:
+    # Asked for by the hand rules, the features and the repeat count of the same sentence.
+    return tuple(_IDENTIFIER.findall(text))
+
+
 def identifier_tokens(text: str) -> set[str]:
     """The concrete names in a sentence, lower-cased (for counting repeats)."""
-    return {match.strip("`").lower() for match in _IDENTIFIER.findall(text) if len(match) > 2}
+    return {match.strip("`").lower() for match in _names(text) if len(match) > 2}
 
 
 def identifiers(text: str) -> int:
-    found = len(_IDENTIFIER.findall(text))
+    found = len(_names(text))
     if not found and _CJK_WITH_LATIN.search(text):
         found = 1
     return found
