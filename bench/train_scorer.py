@@ -1,6 +1,6 @@
 """Train the learned scorer on the dev gold and judge it on projects it has not seen.
 
-    python bench/train_scorer.py [--data DIR] [--write] [--l2 1.0]
+    python bench/train_scorer.py [--data DIR] [--write] [--l2 3.0] [--cap N]
 
 Rows: every sentence the default extractor would score (its sources, split and minus the
 rejected, core/extract/heuristic.py `eligible_sentences`), with the cue features of
@@ -144,7 +144,7 @@ def line(label: str, totals: Totals) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=None)
-    parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--l2", type=float, default=3.0)
     parser.add_argument("--write", action="store_true", help="ship the model trained on all")
     parser.add_argument("--dump", default="", help="also write the model trained on all here")
     parser.add_argument("--cap", type=int, default=0, help="max_per_transcript (default: setting)")
