@@ -75,7 +75,8 @@ _STATUS = re.compile(
 # Asking for something: polite forms are requests whatever they name.
 _ASK = re.compile(
     r"^(?:please\s+)?(?:can|could|would|will) you\b|^please\b|^pls\b|^help me\b|"
-    r"^(?:帮我|幫我|帮忙|幫忙|请帮|請幫|麻烦|麻煩|能不能|能否|可不可以|可以帮|可以幫)|"
+    r"^(?:也|那|再|还|還|另外|順便|顺便)?\s*(?:帮我|幫我|帮忙|幫忙|请帮|請幫|请你帮|請你幫|麻烦|麻煩|能不能|能否|"
+    r"可不可以|可以帮|可以幫)|"
     r"^你(?:先|再)?(?:看|查|改|写|寫|跑|试|試|删|刪)|^(?:看一下|看看|查一下|查查|改一下|试一下|試一下|试试|試試)",
     re.IGNORECASE,
 )

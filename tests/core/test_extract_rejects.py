@@ -62,6 +62,7 @@ def test_assistant_narration_and_status_are_rejected(text: str) -> None:
         "幫我查一下部署腳本為什麼失敗",  # Traditional
         "請幫我看看這個錯誤",
         "麻烦把日志发我",
+        "也請你幫我上網找看看 golang 最新版是幾版",
     ],
 )
 def test_one_task_requests_in_english_and_both_chinese_scripts(text: str) -> None:
