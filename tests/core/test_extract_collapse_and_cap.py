@@ -1,4 +1,7 @@
-"""Near and quoted duplicates collapse with both sources; one transcript's cap, reported."""
+"""Near and quoted duplicates collapse with both sources; one transcript's cap, reported.
+
+The hand rules (`scorer = "rules"`) give fixed values: these tests are about collapsing and
+capping, not about what the shipped model's weights keep."""
 
 from __future__ import annotations
 
@@ -15,10 +18,11 @@ from memdesk.core.extract.settings import ExtractorSettings
 from memdesk.core.extract.transcript import rank_and_cap, transcript_candidates
 from memdesk.core.store import Store
 
+RULES_ONLY = {"scorer": "rules"}
 RULES = [
     "Always run `npm run lint -- --fix` after a batch of changes.",
     "Never create plain .js files; the project is TypeScript only.",
-    "Tests live next to their sources as src/**/*.test.ts files.",
+    "Tests must live next to their sources as src/**/*.test.ts files.",
     "Always use the # prefix for cross-module imports in src/.",
     "Never mock the server in integration tests under test/e2e/.",
 ]
@@ -30,7 +34,7 @@ def test_a_quoted_copy_collapses_into_one_candidate_with_both_sources() -> None:
         Message("assistant", "Noted.", origin="assistant", locator="t:2"),
         Message("user", f"> {RULES[0]}\nyes, exactly that", origin="person", locator="t:3"),
     ]
-    [entry] = extract_candidates(messages, {})
+    [entry] = extract_candidates(messages, RULES_ONLY)
     assert sorted(entry.source.locator.split("; ")) == ["t:1", "t:3"]
     assert entry.source.role == "person"
 
@@ -46,7 +50,7 @@ def test_a_near_copy_from_the_assistant_keeps_both_roles() -> None:
         ),
         Message("user", "perfect", origin="person", locator="t:3"),
     ]
-    [entry] = extract_candidates(messages, {})
+    [entry] = extract_candidates(messages, RULES_ONLY)
     pairs = zip(entry.source.role.split("; "), entry.source.locator.split("; "), strict=True)
     assert sorted(pairs) == [("assistant", "t:2"), ("person", "t:1")]
 
@@ -73,9 +77,9 @@ def write_transcript(path: Path) -> Path:
 
 def test_one_transcript_queues_at_most_its_cap(tmp_path: Path) -> None:
     path = write_transcript(tmp_path / "t.jsonl")
-    everything = transcript_candidates(path)
+    everything = transcript_candidates(path, ExtractorSettings(scorer="rules"))
     assert len(everything.entries) == len(RULES) and everything.over_cap == 0
-    capped = transcript_candidates(path, ExtractorSettings(max_per_transcript=2))
+    capped = transcript_candidates(path, ExtractorSettings(max_per_transcript=2, scorer="rules"))
     assert len(capped.entries) == 2 and capped.over_cap == len(RULES) - 2
 
 
@@ -85,7 +89,8 @@ def test_extract_reports_what_the_cap_left_out(
     assert main(["--dir", str(tmp_path), "init"]) == 0
     settings = tmp_path / ".memdesk/settings.toml"
     settings.write_text(
-        settings.read_text("utf-8") + "\n[extractor]\nmax_per_transcript = 2\n", "utf-8"
+        settings.read_text("utf-8") + '\n[extractor]\nmax_per_transcript = 2\nscorer = "rules"\n',
+        "utf-8",
     )
     path = write_transcript(tmp_path / "t.jsonl")
     capsys.readouterr()
@@ -105,7 +110,8 @@ def test_the_cap_holds_across_incremental_reads_of_a_watched_file(tmp_path: Path
     store = Store.init(tmp_path)
     settings = tmp_path / ".memdesk/settings.toml"
     settings.write_text(
-        settings.read_text("utf-8") + "\n[extractor]\nmax_per_transcript = 3\n", "utf-8"
+        settings.read_text("utf-8") + '\n[extractor]\nmax_per_transcript = 3\nscorer = "rules"\n',
+        "utf-8",
     )
     path = tmp_path / "session.jsonl"
     path.write_text(json.dumps({"role": "user", "content": RULES[0]}) + "\n", "utf-8")
@@ -116,3 +122,21 @@ def test_the_cap_holds_across_incremental_reads_of_a_watched_file(tmp_path: Path
             handle.write(json.dumps({"role": "user", "content": rule}) + "\n")
     second = ingest_path(store, path)
     assert len(second.added) == 2 and second.over_cap == 2
+
+
+@pytest.mark.parametrize(
+    ("table", "field"),
+    [
+        ({"max_per_transcript": 0}, "extractor.max_per_transcript"),
+        ({"max_per_transcript": "ten"}, "extractor.max_per_transcript"),
+        ({"scorer": "llm"}, "extractor.scorer"),
+    ],
+)
+def test_bad_cap_or_scorer_settings_are_named(table: dict, field: str) -> None:
+    from memdesk.core.context.settings import SettingsError
+    from memdesk.core.extract.settings import parse_extractor
+
+    with pytest.raises(SettingsError, match=field.replace(".", r"\.")):
+        parse_extractor(table)
+    defaults = parse_extractor({})
+    assert (defaults.max_per_transcript, defaults.scorer) == (30, "learned")
