@@ -204,7 +204,8 @@ def similarity_for(services: Any, settings: ConsolidationSettings) -> Similarity
             vectors = search.vectors()
         elif callable(vector_of):
             found: dict[str, np.ndarray] = {}
-            for entry in search._entries.values() if hasattr(search, "_entries") else []:
+            entries_of = getattr(search, "entries", None)
+            for entry in entries_of() if callable(entries_of) else []:
                 vector = vector_of(entry.id)
                 if vector is not None:
                     found[entry.id] = vector

@@ -77,7 +77,9 @@ def read(
             found.append(message("injected", text, **where))
         if not found:
             stats.ignored += 1
-        yield from found
+        for one in found:
+            one.record = kind
+            yield one
 
 
 def _user_pieces(text: str, origin: str) -> list[tuple[str, str]]:

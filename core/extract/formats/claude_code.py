@@ -98,7 +98,19 @@ def read(
 
 
 def record_to_messages(record: Any, locator: str, stats: ReadStats) -> list[Message]:
-    """The messages of one Claude Code record ([] for metadata and unknown types)."""
+    """The messages of one Claude Code record ([] for metadata and unknown types), each
+    naming the record type it came from."""
+    found = _record_messages(record, locator, stats)
+    if found:
+        kind = str(record.get("type") or "")
+        if kind == "attachment":
+            kind = f"attachment:{record['attachment'].get('type')}"
+        for one in found:
+            one.record = kind
+    return found
+
+
+def _record_messages(record: Any, locator: str, stats: ReadStats) -> list[Message]:
     if not isinstance(record, dict):
         stats.ignored += 1
         return []
@@ -114,42 +126,52 @@ def record_to_messages(record: Any, locator: str, stats: ReadStats) -> list[Mess
     # A sub-agent's turn: a sidechain in session files, a parent tool call in stream-json.
     sidechain = bool(record.get("isSidechain") or record.get("parent_tool_use_id"))
 
-    def make(origin: str, text: str, kind: str = "text", role: str | None = None) -> Message:
-        return message(
-            origin, text, session=session, stamp=stamp, locator=locator, kind=kind, role=role
-        )
-
     content = body.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    out: list[Message] = []
+    if type(content) is str:  # the common plain prompt: no block walk
+        texts, out = [content], []
+    else:
+        texts, out = _blocks(content, session, stamp, locator)
+    text = "\n".join(texts)
+    if not text.strip():
+        return out
+    if kind == "assistant":
+        origin = "subagent" if sidechain else "assistant"
+        return [Message("assistant", text, session, stamp, locator, "text", origin), *out]
+    if record.get("isCompactSummary") or text.startswith(_COMPACTION_START):
+        origin = "compaction"
+    elif record.get("isMeta") or text.startswith(_CAVEAT_START):
+        origin = "injected"
+    elif sidechain:
+        origin = "subagent"
+    else:
+        said = [
+            message(o, piece, session=session, stamp=stamp, locator=locator)
+            for o, piece in person_pieces(text)
+        ]
+        return said + out
+    return [message(origin, text, session=session, stamp=stamp, locator=locator), *out]
+
+
+def _blocks(
+    content: Any, session: str, stamp: str, locator: str
+) -> tuple[list[str], list[Message]]:
+    """The text blocks of a message, and its tool calls and results as messages."""
     texts: list[str] = []
-    for block in blocks if isinstance(blocks, list) else []:
+    out: list[Message] = []
+    for block in content if isinstance(content, list) else []:
         if not isinstance(block, dict):
             continue
         block_type = block.get("type")
         if block_type == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
         elif block_type == "tool_use":
-            name = str(block.get("name") or "tool")
-            out.append(make("tool", render_tool_call(name, block.get("input")), "tool_use"))
-            out[-1].role = "assistant"
+            line = render_tool_call(str(block.get("name") or "tool"), block.get("input"))
+            out.append(Message("assistant", line, session, stamp, locator, "tool_use", "tool"))
         elif block_type == "tool_result":
-            out.append(make("tool", text_of(block.get("content")), "tool_result"))
+            result = text_of(block.get("content"))
+            out.append(Message("tool", result, session, stamp, locator, "tool_result", "tool"))
         # "thinking" blocks are the model's own guesses, images carry no words: skipped.
-    text = "\n".join(texts)
-    if not text.strip():
-        return out
-    if kind == "assistant":
-        out.insert(0, make("subagent" if sidechain else "assistant", text, role="assistant"))
-        return out
-    if record.get("isCompactSummary") or text.startswith(_COMPACTION_START):
-        return [make("compaction", text), *out]
-    if record.get("isMeta") or text.startswith(_CAVEAT_START):
-        return [make("injected", text), *out]
-    if sidechain:
-        return [make("subagent", text), *out]
-    said = [make(origin, piece) for origin, piece in person_pieces(text)]
-    return said + out
+    return texts, out
 
 
 def person_pieces(text: str) -> list[tuple[str, str]]:

@@ -3,7 +3,9 @@
 `> ` opens what the person typed (continuation lines are indented; `> /command` is a
 slash command); `⏺ ` opens the assistant's words, except `⏺ Tool(args)` lines, which
 are tool calls, followed by their `⎿` output ("tool"). `✻ Thinking…` blocks and status
-lines are skipped, as is the welcome box (`╭ │ ╰`).
+lines are skipped, as is the welcome box (`╭ │ ╰`). Console text is indented under its
+marker; a line at the left margin is the file's own prose (a dev diary the copy sits
+in) and is read as a note (role "note"), headings skipped.
 """
 
 from __future__ import annotations
@@ -75,7 +77,9 @@ def read(
             text = line[len(_REPLY) :].strip()
             yield from start("tool" if _TOOL_CALL.match(text) else "assistant", number, text)
         elif line.lstrip().startswith("⎿"):
-            if origin != "tool":
+            if origin == "assistant" and len(block) == 1:
+                origin = "tool"  # `⏺ Update Todos` and the like: a tool's title line
+            elif origin != "tool":
                 yield from start("tool", number, "")
             block.append(line.lstrip()[1:].strip())
         elif line.startswith(_STATUS):
@@ -87,8 +91,12 @@ def read(
                 block.append(
                     line.strip() if origin == "tool" else line[2:] if line[:2] == "  " else line
                 )
-        elif origin in ("person", "assistant"):
-            block.append(line)
         else:
-            stats.ignored += 1
+            # Console text is indented under its marker: a line at the margin is the
+            # file's own prose (a dev diary around the copy), kept as a note.
+            yield from flush()
+            if line.lstrip().startswith("#"):
+                stats.ignored += 1
+            else:
+                yield Message("note", line.strip(), path.stem, "", f"{path}:{number}")
     yield from flush()

@@ -111,7 +111,15 @@ def read(
                     pending[other] -= 1
                     continue  # the same words from the other channel: read once
                 pending[key] += 1
-            yield message(origin, text, session=session, stamp=stamp, locator=locator, kind=kind_of)
+            yield message(
+                origin,
+                text,
+                session=session,
+                stamp=stamp,
+                locator=locator,
+                kind=kind_of,
+                record=f"{kind or 'item'}:{item.get('type')}",
+            )
 
 
 def _item_messages(item: dict[str, Any], channel: str) -> list[tuple[str, str, str]]:

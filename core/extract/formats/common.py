@@ -178,6 +178,7 @@ def message(
     locator: str = "",
     kind: str = "text",
     role: str | None = None,
+    record: str = "",
 ) -> Message:
     return Message(
         role or ROLE_OF_ORIGIN.get(origin, "system"),
@@ -187,6 +188,7 @@ def message(
         locator,
         kind,
         origin,
+        record,
     )
 
 

@@ -83,7 +83,9 @@ def read(
         found = list(_event_messages(str(kind), data, where))
         if not found:
             stats.ignored += 1
-        yield from found
+        for one in found:
+            one.record = str(kind)
+            yield one
 
 
 def _event_messages(kind: str, data: dict[str, Any], where: dict[str, str]) -> Iterator[Message]:

@@ -67,6 +67,11 @@ class _Session:
             self.subagent = record.get("kind") == "subagent"
 
     def messages(self, item: Any, locator: str, stats: ReadStats) -> Iterator[Message]:
+        for one in self._messages(item, locator, stats):
+            one.record = str(item.get("type") or "")
+            yield one
+
+    def _messages(self, item: Any, locator: str, stats: ReadStats) -> Iterator[Message]:
         if not isinstance(item, dict):
             stats.ignored += 1
             return

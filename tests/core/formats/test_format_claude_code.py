@@ -188,3 +188,11 @@ def test_stream_json_output(tmp_path: Path) -> None:
         ("subagent", "sub-agent here"),
     ]
     assert stats.ignored == 2 and stats.warnings == []
+
+
+def test_messages_name_their_record_type(tmp_path: Path) -> None:
+    _, messages, _ = read_all(session(tmp_path))
+    queued = next(m for m in messages if "8080" in m.text)
+    assert queued.record == "attachment:queued_command"
+    assert queued.to_json()["record"] == "attachment:queued_command"
+    assert {m.record for m in messages if m.origin == "assistant"} == {"assistant"}

@@ -28,6 +28,13 @@ CONSOLE = """╭─────────────────────�
 
 ⏺ All specs pass.
 
+⏺ Update Todos
+  ⎿  ☒ Write the spec
+
+## Day 3 notes
+
+The spec-first loop kept the library small.
+
 > /clear
 """
 
@@ -46,8 +53,12 @@ def test_console_copy(tmp_path: Path) -> None:
     assert said(messages, "tool") == [
         "Read(spec/library_spec.py)\nRead 40 lines (ctrl+r to expand)",
         "Bash(python -m pytest -q)\n3 passed",
+        "Update Todos\n☒ Write the spec",
+    ]
+    assert [m.text for m in messages if m.role == "note"] == [
+        "The spec-first loop kept the library small."
     ]
     assert said(messages, "command") == ["/clear"]
     assert not any("mock the filesystem" in m.text for m in messages)
     assert messages[0].locator == f"{path}:6"
-    assert stats.ignored == 4  # the welcome box
+    assert stats.ignored == 5  # the welcome box and the diary's heading

@@ -140,3 +140,11 @@ def test_legacy_rollout_without_envelope(tmp_path: Path) -> None:
         ("person", "use pnpm", "abc"),
         ("assistant", "ok", "abc"),
     ]
+
+
+def test_messages_name_their_record_type(tmp_path: Path) -> None:
+    _, messages, _ = read_all(rollout(tmp_path))
+    by_text = {m.text: m.record for m in messages}
+    assert by_text["and keep .python-version at 3.10"] == "event_msg:user_message"
+    assert by_text["I'll update go.mod."] == "event_msg:agent_message"
+    assert by_text["sandbox rules"] == "response_item:message"

@@ -70,3 +70,47 @@ def test_pretty_printed_json_in_a_jsonl_file(tmp_path: Path) -> None:
     )
     fmt, messages, _ = read_all(path)
     assert fmt == "json" and [(m.origin, m.text) for m in messages] == [("person", "prefer tabs")]
+
+
+def test_the_inbox_reports_an_unrecognised_file_and_reads_a_live_session(tmp_path: Path) -> None:
+    from memdesk.core.extract.inbox import inbox_dir, ingest_path
+    from memdesk.core.store import Store
+
+    store = Store.init(tmp_path)
+    inbox = inbox_dir(store)
+    inbox.mkdir(parents=True, exist_ok=True)
+    odd = write_text(inbox / "metrics.jsonl", '{"cpu": 0.4}\n')
+    result = ingest_path(store, odd)
+    assert result.error and str(odd.resolve()) in result.error and "tried:" in result.error
+    session = write_jsonl(
+        inbox / "rollout.jsonl",
+        [
+            {"timestamp": "t", "type": "session_meta", "payload": {"id": "r", "cwd": "/p"}},
+            {
+                "timestamp": "t",
+                "type": "event_msg",
+                "payload": {
+                    "type": "user_message",
+                    "message": "remember: releases are manual only",
+                },
+            },
+        ],
+    )
+    first = ingest_path(store, session)
+    assert not first.error and first.messages == 1
+    with session.open("a", encoding="utf-8") as handle:
+        handle.write(
+            json.dumps(
+                {
+                    "timestamp": "t",
+                    "type": "event_msg",
+                    "payload": {
+                        "type": "user_message",
+                        "message": "we always deploy from the main branch",
+                    },
+                }
+            )
+            + "\n"
+        )
+    second = ingest_path(store, session)
+    assert second.messages == 1 and second.from_offset == first.to_offset
