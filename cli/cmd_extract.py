@@ -11,12 +11,12 @@ from typing import Any
 from memdesk.cli.context import CliContext, UserError
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
-from memdesk.core.extract.files import file_candidates
-from memdesk.core.extract.flush import WriteResult, flush, select_new
+from memdesk.core.extract.flush import flush
 from memdesk.core.extract.inbox import ingest_sources, looks_binary
 from memdesk.core.extract.messages import Message, ReadStats
 from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, record_messages
 from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.extract.transcript import transcript_candidates
 from memdesk.core.store import StoreError
 
 ACTOR = "cli"
@@ -70,7 +70,14 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
     store = _store_for(ctx, args.dry_run)
     settings = _settings(store)
     known = set(store.known_hashes()) if store is not None else set()
-    report: dict[str, Any] = {"files": [], "added": [], "duplicates": 0, "refused": []}
+    report: dict[str, Any] = {
+        "files": [],
+        "added": [],
+        "duplicates": 0,
+        "refused": [],
+        "over_cap": 0,
+        "max_per_transcript": settings.extractor.max_per_transcript,
+    }
     for name in args.files:
         path = Path(name)
         if not path.is_file():
@@ -81,17 +88,13 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
             fmt = detect_format(path)
         except UnrecognisedFormat as exc:
             raise UserError(str(exc)) from exc
-        stats = ReadStats(str(path))
-        chosen_all: list[Entry] = []
-        totals = WriteResult()
-        batches = file_candidates(path, settings.extractor, stats=stats, cwd=str(ctx.dir), fmt=fmt)
-        for found in batches:
-            if not found.ok:
-                raise UserError(f"{name}: extractor failed, nothing written: {found.error}")
-            chosen, written = select_new(found.candidates, known)
-            totals.duplicates += written.duplicates
-            totals.refused += written.refused
-            chosen_all += chosen
+        found = transcript_candidates(
+            path, settings.extractor, known=known, cwd=str(ctx.dir), fmt=fmt
+        )
+        if found.error:
+            raise UserError(f"{name}: extractor failed, nothing written: {found.error}")
+        stats = found.stats or ReadStats(str(path))
+        chosen_all: list[Entry] = found.entries
         # A file's candidates are written together, after the whole file was read: a
         # failing extractor half-way leaves the store untouched.
         if chosen_all and not args.dry_run:
@@ -111,11 +114,13 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
                 "skipped_lines": stats.skipped,
                 "warnings": stats.warnings,
                 "candidates": len(chosen_all),
+                "over_cap": found.over_cap,
             }
         )
+        report["over_cap"] += found.over_cap
         report["added"] += [e.to_json() for e in chosen_all]
-        report["duplicates"] += totals.duplicates
-        report["refused"] += [{"summary": s, "reasons": r} for s, r in totals.refused]
+        report["duplicates"] += found.duplicates
+        report["refused"] += [{"summary": s, "reasons": r} for s, r in found.refused]
         for warning in stats.warnings:
             print(f"memdesk: warning: {warning}", file=sys.stderr)
         if stats.skipped > len(stats.warnings):
@@ -140,8 +145,10 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
                     "candidates": len(result.added),
                     "error": result.error,
                     "unchanged": result.unchanged,
+                    "over_cap": result.over_cap,
                 }
             )
+            report["over_cap"] += result.over_cap
             report["added"] += [e.to_json() for e in result.added]
             report["duplicates"] += result.duplicates
             report["refused"] += [{"summary": s, "reasons": r} for s, r in result.refused]
@@ -191,6 +198,11 @@ def _print_report(report: dict[str, Any]) -> None:
         f"{len(report['files'])} file(s); {report['duplicates']} duplicate(s), "
         f"{len(report['refused'])} refused"
     )
+    if report["over_cap"]:
+        line += (
+            f", {report['over_cap']} left out over the per-transcript cap "
+            f"([extractor] max_per_transcript = {report['max_per_transcript']})"
+        )
     if skipped:
         line += f", {skipped} line(s) skipped"
     print(line)

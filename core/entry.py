@@ -62,6 +62,7 @@ SOURCE_ORDER: tuple[str, ...] = (
     "files",
     "commands",
     "locator",
+    "role",
     "excerpt",
 )
 # Fields a user edits; the rest is bookkeeping the store maintains.
@@ -132,19 +133,25 @@ class Source:
     timestamp: str = ""  # as the source gave it (ISO 8601 when known)
     files: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
-    locator: str = ""  # file:line or file#message-index, for provenance
+    locator: str = ""  # file:line or file#message-index, for provenance ("; " between several)
     excerpt: str = ""
+    # Who said it in a transcript: "person", "assistant" (agreed to by the person) or
+    # "note"; "; " between several when copies collapsed. Left out of the file when empty.
+    role: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "origin": self.origin,
             "session_id": self.session_id,
             "timestamp": self.timestamp,
             "files": list(self.files),
             "commands": list(self.commands),
             "locator": self.locator,
-            "excerpt": self.excerpt,
         }
+        if self.role:
+            out["role"] = self.role
+        out["excerpt"] = self.excerpt
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, *, path: str = "") -> Source:
@@ -166,7 +173,7 @@ class Source:
                 value=sorted(unknown),
             )
         kwargs: dict[str, Any] = {}
-        for key in ("origin", "session_id", "timestamp", "locator", "excerpt"):
+        for key in ("origin", "session_id", "timestamp", "locator", "role", "excerpt"):
             value = data.get(key, "")
             if value is None:
                 value = ""

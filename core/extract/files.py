@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from memdesk.core.entry import Entry
 from memdesk.core.extract.messages import Message, ReadStats
@@ -29,11 +30,14 @@ def file_candidates(
     fmt: str | None = None,
     cwd: str | os.PathLike[str] | None = None,
     batch_messages: int = BATCH_MESSAGES,
+    roles: set[str] | None = None,
+    opts: Mapping[str, Any] | None = None,
 ) -> Iterator[PluginResult]:
     """One PluginResult per batch of messages; stop reading at the first failed batch.
 
     Records that already are candidates (JSON with a `summary`) are taken as they are;
-    the rest goes through the configured extractor.
+    the rest goes through the configured extractor. `roles`, when given, collects the
+    roles of the messages read (did the file hold a conversation at all?).
     """
     stream = read_messages(
         path,
@@ -45,15 +49,17 @@ def file_candidates(
     )
     batch: list[Message] = []
     for message in stream:
+        if roles is not None:
+            roles.add(message.role)
         batch.append(message)
         if len(batch) >= batch_messages:
-            result = _batch_candidates(batch, settings, path, cwd)
+            result = _batch_candidates(batch, settings, path, cwd, opts)
             yield result
             if not result.ok:
                 return
             batch = []
     if batch:
-        yield _batch_candidates(batch, settings, path, cwd)
+        yield _batch_candidates(batch, settings, path, cwd, opts)
 
 
 def _batch_candidates(
@@ -61,6 +67,7 @@ def _batch_candidates(
     settings: ExtractorSettings,
     path: Path,
     cwd: str | os.PathLike[str] | None,
+    opts: Mapping[str, Any] | None = None,
 ) -> PluginResult:
     direct: list[Entry] = []
     talk: list[Message] = []
@@ -77,7 +84,7 @@ def _batch_candidates(
         direct.append(entry)
     if not talk:
         return PluginResult(direct, "", "candidates")
-    found = run_extractor(talk, settings, cwd=cwd)
+    found = run_extractor(talk, settings, cwd=cwd, opts=opts)
     if not found.ok:
         return found
     return PluginResult(direct + found.candidates, "", found.name)

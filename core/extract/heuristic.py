@@ -1,43 +1,76 @@
-"""Offline extractors: seed 000's `default_extract` exactly, and a better candidate finder.
+"""Offline extractors: seed 000's `default_extract` exactly, and the default extractor.
 
 `default_extract(messages, opts)` is seed 000's heuristic, rule for rule: user messages
 only, split by line, keep non-empty lines that start with a cue prefix
 (记住|remember|注意|约定|以后) or contain a cue word (必须|一定|always|never|must), and are
 20-200 characters long. It returns plain strings, like the seed.
 
-`extract_candidates(messages, opts)` does more, in both languages:
-- recalled `<agent_memory>` blocks are cut out before anything is read (never re-extract
-  injected memory); tool outputs and the model's own chatter are not sources;
-- user lines are split into statements, fillers ("顺便说一下", "btw", "记住：") removed;
-  the rest of a line stays with the statement it completes;
-- each statement is scored with seed 001's signals — explicit 0.95, milestone 0.85,
-  lesson 0.8, preference 0.7 — plus a cue-word rule (0.8), a decision (0.8), profile and
-  event cues (0.7) and a plain stated fact with a concrete detail (0.65); requests and
-  questions (-0.4), one-off remarks like "今天先别提交" (-0.35) and hedged guesses like
-  "也许"/"maybe" (-0.3) lose points; a line of a daily log is worth at least 0.7. A
-  statement above 0.6 (seed 001's threshold) becomes a candidate with confidence high
-  (>= 0.9), medium (>= 0.75) or low;
-- statements that carry a secret (a pasted key, a config line) are skipped unless the
-  person explicitly asked to remember them (then the guard redacts them);
-- assistant messages only contribute lessons (root cause and fix), the one thing the
-  person rarely restates;
-- kind and scope come from cue words (commands/paths -> project, CI/org/vault -> workspace,
-  I prefer/我喜欢/不要 -> preference/user, root cause/修复 -> experience, 决定/换成 ->
-  decision, birthday/我叫 -> profile, dates -> event);
-- each candidate keeps its source: session id, timestamp, files and commands mentioned,
-  the message locator and an excerpt.
+`extract_candidates(messages, opts)` is the default extractor (docs/extraction.md):
+
+1. sources (agreement.py): the person's own words (`Message.is_person`), assistant
+   statements the person agreed to, lines of notes files; never a sub-agent prompt, a
+   compaction summary, an injected file, a command wrapper or a tool result; recalled
+   `<agent_memory>` blocks are cut out first;
+2. sentences (sentences.py): English, Chinese in both scripts, Markdown lists; code
+   fences dropped; hard-wrapped lines joined; nothing glued without a space;
+3. rejections (rejects.py): fragments, headings, table rows, log lines, tracebacks,
+   code, narration, interrupt markers, questions, one-task requests, secrets;
+4. scores (scoring.py, on seed 001's scale) above `threshold` (0.6) are kept;
+5. near and quoted duplicates collapse into one candidate with both sources
+   (collapse.py); the rest is ranked best first. The per-transcript cap
+   (`[extractor] max_per_transcript`) is applied by whoever reads a whole transcript
+   (transcript.py, the inbox), which counts and reports what it leaves out.
+
+Each candidate keeps its source: session id, timestamp, files and commands mentioned,
+the record (`locator`) and the role (`person`, `assistant`, `note`) it came from, and an
+excerpt.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from memdesk.core.entry import Entry, Source, text_hash
+from memdesk.core.entry import Entry, Source
+from memdesk.core.extract.agreement import AGREED, sources
+from memdesk.core.extract.collapse import Found, collapse
+from memdesk.core.extract.features import repetition
+from memdesk.core.extract.learned import shipped_scorer
 from memdesk.core.extract.messages import Message
-from memdesk.core.guard import is_chitchat, redact_text
+from memdesk.core.extract.provenance import excerpt_of, mentioned_commands, mentioned_files
+from memdesk.core.extract.rejects import INTERRUPTION, has_secret, reject_reason
+from memdesk.core.extract.scoring import assistant_score, person_score
+from memdesk.core.extract.sentences import split_sentences
+from memdesk.core.extract.signals import (
+    EXPLICIT,
+    THRESHOLD,
+    classify,
+    confidence_label,
+    cue,
+    quick_score,
+    score,
+    signals_of,
+)
+from memdesk.core.guard import is_chitchat
+
+
+class Scorer(Protocol):
+    def score(self, text: str, role: str, block: str = "text", repeated: float = 0.0) -> float: ...
+
+
+__all__ = [
+    "THRESHOLD",
+    "confidence_label",
+    "default_extract",
+    "extract_candidates",
+    "mentioned_commands",
+    "mentioned_files",
+    "quick_score",
+    "score",
+    "split_statements",
+]
 
 # -- seed 000 ---------------------------------------------------------------------------
 
@@ -75,12 +108,10 @@ _RECALLED_BLOCK = re.compile(
     r"<\s*(agent_memory|agent-memory|recalled_memory|memory_context)\b[^>]*>.*?(?:<\s*/\s*\1\s*>|\Z)",
     re.IGNORECASE | re.DOTALL,
 )
-_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-_SENTENCE_END = re.compile(r"(?<=[。！？；!?])\s*|(?<=[.;])\s+(?=[A-Z\u3400-\u9fff])")
 _FILLER = re.compile(
     r"^(?:(?:记住|请记住|记一下|注意|约定|remember(?: that)?|note(?: that)?|keep in mind(?: that)?|"
     r"说正事|顺便说一下|顺便说下|顺便|另外|还有|对了|哦对|哦|嗯|好吧|原来如此|那就这样修|谢谢|多谢|ok|okay|thanks|also|oh and|"
-    r"and|btw|by the way|ah right|fyi|plus)\s*[:：,，.。!！~～]?\s*)+",
+    r"and|btw|by the way|ah right|fyi|plus)(?![A-Za-z])\s*[:：,，.。!！~～]?\s*)+",
     re.IGNORECASE,
 )
 # Trailing particles and punctuation dropped from a statement ("...吧", "... lol", "。").
@@ -88,8 +119,6 @@ _TRAILING_WORDS: tuple[str, ...] = ("哈", "吧", "呀", "啦", "lol", "btw", "h
 _TRAILING_PUNCT = "。.!！~～ \t"
 
 _MIN_CHARS = 6
-_MAX_CHARS = 300
-_MAX_LESSON_CHARS = 600
 
 
 def strip_recalled_blocks(text: str) -> str:
@@ -99,23 +128,9 @@ def strip_recalled_blocks(text: str) -> str:
     return _RECALLED_BLOCK.sub(" ", text)
 
 
-def split_lines(text: str) -> list[list[str]]:
-    """Sentences grouped by line; code fences are dropped (code, not statements)."""
-    if "```" in text:
-        text = _FENCE.sub("\n", text)
-    out: list[list[str]] = []
-    for line in text.split("\n"):
-        line = line.strip()
-        if line:
-            pieces = [p.strip() for p in _SENTENCE_END.split(line) if p.strip()]
-            if pieces:
-                out.append(pieces)
-    return out
-
-
 def split_statements(text: str) -> list[str]:
-    """Lines, then sentences, flattened."""
-    return [piece for line in split_lines(text) for piece in line]
+    """Every sentence of a text (sentences.py), flattened."""
+    return [sentence.text for sentence in split_sentences(text)]
 
 
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)、])\s+(?:\[[ xX]\]\s+)?")
@@ -144,449 +159,156 @@ def _strip_trailer(text: str) -> str:
     return text.strip(" ,，:：")
 
 
-# -- signals ----------------------------------------------------------------------------
+# -- the default extractor ----------------------------------------------------------------
 
-EXPLICIT = re.compile(
-    r"^(?:记住|请记住|记一下|注意|约定|remember|note that|keep in mind|don't forget)|记住|remember\b",
-    re.IGNORECASE,
-)
-RULE = re.compile(
-    r"必须|一定|永远|一律|统一|以后|从现在起|今后|别再|不要再|不再|都要|"
-    r"\b(?:always|never(?! mind)|must|from now on|going forward|from here on)\b",
-    re.IGNORECASE,
-)
-PREFERENCE = re.compile(
-    r"\bi (?:prefer|like|love|hate|don't like|do not like|use|usually|always|never)\b|"
-    r"\bi've switched|\bi switched|\bi'm using|\bmy [\w -]{1,30} (?:is|are)\b|\bplease (?:always|never|use)\b|"
-    r"我喜欢|我不喜欢|我习惯|我偏好|我一般|我平时|我用|给我|别|不要|不能吃|不吃|不太好|受不了",
-    re.IGNORECASE,
-)
-LESSON = re.compile(
-    r"\broot cause\b|\bthe fix\b|\bfixed by\b|\bfix:|\bturned out\b|\bcaused by\b|\bbecause\b|\blesson\b|"
-    r"根因|原因是|是因为|因为|修复|导致|搞混|踩坑|教训|原来是",
-    re.IGNORECASE,
-)
-MILESTONE = re.compile(
-    r"\b(?:done|completed|finished|shipped|released|deployed|migrated|renamed|upgraded|switched (?:from|to)|now uses?)\b|"
-    r"已经|已从|完成了|上线了|改名|迁移到|升级到",
-    re.IGNORECASE,
-)
-DECISION = re.compile(
-    r"\b(?:we decided|decided to|let's use|let's go with|go with|switch(?:ed)? to|instead of|rather than|"
-    r"not \w+ anymore|no longer)\b|用\s*[\w.-]+\s*[，,]\s*不(?:要|用)|决定|换成|改用|改成|统一用|一律|只走|只用|不用|不要用|不再使用|走\s*\S+\s*的",
-    re.IGNORECASE,
-)
-# A plain statement of fact: "X 是/叫/用 Y", "X is Y", with something concrete in it.
-STATED = re.compile(
-    r"是|叫|为|用|装在|放在|在|单位|默认|最大|上限|参数|\b(?:is|are|was|uses?|runs? on|lives? in|lives? at)\b",
-    re.IGNORECASE,
-)
-CONCRETE = re.compile(
-    r"[A-Za-z_][\w.-]*[_./-][\w./-]+|\b[A-Z][A-Za-z0-9]+\b|\d|[a-z]{3,}|/[\w.-]+",
-)
-REQUEST = re.compile(
-    r"^(?:帮我|请帮|帮忙|麻烦|你(?:先)?(?:起|看|查|改|写|跑)|看下|看看|查一下|查查|能不能|可不可以|要不要|"
-    r"can you|could you|would you|please (?!always|never|use)|let me|let's see|how do|what|why|is there)|"
-    r"帮我|[?？]\s*$|吗\s*$|\bwrite me\b",
-    re.IGNORECASE,
-)
-ONE_OFF = re.compile(
-    r"今天|今晚|明天|刚才|这次|这一次|先别|等会|一会儿|试试|试一下|可以删掉|删掉吧|\b(?:today|tonight|tomorrow|this time|for this one|right now|for now)\b",
-    re.IGNORECASE,
-)
+# An agreed assistant statement the hand rules rate this high (a named root cause and
+# fix) is kept whatever the model says.
+STRONG = 0.8
 
-_PROFILE = re.compile(
-    r"\bmy (?:birthday|name|job|wife|husband|partner|kids?|son|daughter)\b|\bi(?:'m| am) (?:a|an|learning|from)\b|"
-    r"\bi (?:live|work|started)\b|生日|我叫|我是|我在\S{0,8}(?:工作|上班|住)|最近开始|我住",
-    re.IGNORECASE,
-)
-_EVENT = re.compile(
-    r"下周|下个月|下星期|下礼拜|\d{1,2}\s*月\s*\d{1,2}\s*[日号]|从下周|\bnext (?:week|month|monday|tuesday|"
-    r"wednesday|thursday|friday)\b|\bon (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d",
-    re.IGNORECASE,
-)
-
-# Hedged statements are guesses, not facts (seed 004: no model guesses). Not refused by
-# the guard (a person may keep an idea on purpose), but not extracted either.
-HEDGE = re.compile(
-    r"^\s*(?:maybe|perhaps|probably|possibly|i think|i guess|i suspect|i assume|it might|"
-    r"might be|not sure|could be)\b|^\s*(?:可能|也许|大概|或许|应该是|我觉得可能|我猜|不确定是否)|"
-    r"\b(?:i'm not sure|i am not sure|my guess is)\b|(?:猜测|推测)(?:是|可能)",
-    re.IGNORECASE,
-)
-
-SIGNAL_SCORES: dict[str, float] = {
-    "explicit": 0.95,
-    "milestone": 0.85,
-    "lesson": 0.8,
-    "rule": 0.8,
-    "decision": 0.8,
-    "preference": 0.7,
-    "profile": 0.7,
-    "event": 0.7,
-    "stated": 0.65,
-}
-THRESHOLD = 0.6
-
-
-# Literal gates, one per cue: a lower-case alternation of the words each cue regex starts
-# from. Python's `re` scans a plain literal alternation about ten times faster than one
-# with IGNORECASE and `\b` assertions, and most sentences match no cue at all; the precise
-# regex only runs when its gate has matched, so results are exactly the same.
-_GATES: dict[str, re.Pattern[str]] = {
-    name: re.compile("|".join(re.escape(word) for word in words.split("|")))
-    for name, words in {
-        "explicit": "记住|记一下|注意|约定|remember|note that|keep in mind|don't forget",
-        "rule": "必须|一定|永远|一律|统一|以后|从现在起|今后|别再|不要再|不再|都要|always|never|must|"
-        "from now on|going forward|from here on",
-        "milestone": "done|completed|finished|shipped|released|deployed|migrated|renamed|upgraded|"
-        "switched|now use|已经|已从|完成了|上线了|改名|迁移到|升级到",
-        "lesson": "root cause|the fix|fixed by|fix:|turned out|caused by|because|lesson|根因|原因是|"
-        "是因为|因为|修复|导致|搞混|踩坑|教训|原来是",
-        "decision": "decided|let's|go with|switch|instead of|rather than|anymore|no longer|决定|换成|"
-        "改用|改成|统一用|一律|只走|只用|不用|不要用|不再使用|用|走",
-        "preference": "i prefer|i like|i love|i hate|i don't like|i do not like|i use|i usually|"
-        "i always|i never|i've switched|i switched|i'm using|my |please |我喜欢|我不喜欢|我习惯|"
-        "我偏好|我一般|我平时|我用|给我|别|不要|不能吃|不吃|不太好|受不了",
-        "profile": "my |i'm |i am |i live|i work|i started|生日|我叫|我是|我在|最近开始|我住",
-        "event": "下周|下个月|下星期|下礼拜|月|next |on ",
-        "stated": "是|叫|为|用|装在|放在|在|单位|默认|最大|上限|参数|is|are|was|use|run|live",
-        "request": "帮|请|麻烦|你|看下|看看|查|能不能|可不可以|要不要|can you|could you|would you|"
-        "please|let me|let's see|how do|what|why|is there|?|？|吗|write me",
-        "hedge": "maybe|perhaps|probably|possibly|i think|i guess|i suspect|i assume|it might|"
-        "might be|not sure|could be|可能|也许|大概|或许|应该是|我觉得可能|我猜|不确定是否|"
-        "my guess is|猜测|推测",
-        "one_off": "今天|今晚|明天|刚才|这次|这一次|先别|等会|一会儿|试试|试一下|可以删掉|删掉吧|today|"
-        "tonight|tomorrow|this time|for this one|right now|for now",
-    }.items()
-}
-
-
-def _cue(name: str, precise: re.Pattern[str], text: str, lowered: str) -> bool:
-    return _GATES[name].search(lowered) is not None and precise.search(text) is not None
-
-
-def signals_of(statement: str, role: str) -> dict[str, float]:
-    """Seed 001's signals (plus rule/decision/stated/profile/event) in one statement."""
-    found: dict[str, float] = {}
-    lowered = statement.lower()
-    if role == "assistant":
-        if _cue("lesson", LESSON, statement, lowered) and not _cue(
-            "hedge", HEDGE, statement, lowered
-        ):
-            found["lesson"] = SIGNAL_SCORES["lesson"]
-        return found
-    for name, precise in (
-        ("explicit", EXPLICIT),
-        ("rule", RULE),
-        ("milestone", MILESTONE),
-        ("lesson", LESSON),
-        ("decision", DECISION),
-        ("preference", PREFERENCE),
-        ("profile", _PROFILE),
-        ("event", _EVENT),
-    ):
-        if _cue(name, precise, statement, lowered):
-            found[name] = SIGNAL_SCORES[name]
-    if _cue("stated", STATED, statement, lowered) and CONCRETE.search(statement):
-        found["stated"] = SIGNAL_SCORES["stated"]
-    return found
-
-
-def score(statement: str, role: str) -> tuple[float, dict[str, float]]:
-    found = signals_of(statement, role)
-    if role == "note":
-        # A line of a daily log / notes file was written down on purpose: it is a
-        # candidate (low confidence) even without a cue; cues can raise it.
-        best = max([0.7, *found.values()])
-        return best, found
-    if not found:
-        return 0.0, found
-    best = max(found.values())
-    if "explicit" not in found:
-        lowered = statement.lower()
-        if _cue("request", REQUEST, statement, lowered):
-            best -= 0.4
-        if _cue("one_off", ONE_OFF, statement, lowered):
-            best -= 0.35
-        if _cue("hedge", HEDGE, statement, lowered):
-            best -= 0.3
-    return best, found
-
-
-# Signals from the strongest down: `quick_score` stops at the first one present.
-_BY_STRENGTH: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("explicit", EXPLICIT),
-    ("milestone", MILESTONE),
-    ("lesson", LESSON),
-    ("rule", RULE),
-    ("decision", DECISION),
-    ("preference", PREFERENCE),
-    ("profile", _PROFILE),
-    ("event", _EVENT),
-    ("stated", STATED),
-)
-
-
-def quick_score(statement: str, role: str, threshold: float = THRESHOLD) -> float:
-    """The same value as `score(...)[0]` whenever it matters (above the threshold), found
-    without testing every signal: the strongest one present decides, then the penalties."""
-    if role != "user":
-        return score(statement, role)[0]
-    lowered = statement.lower()
-    best = 0.0
-    strongest = ""
-    for name, precise in _BY_STRENGTH:
-        value = SIGNAL_SCORES[name]
-        if value <= threshold:
-            return 0.0
-        if _cue(name, precise, statement, lowered) and (
-            name != "stated" or CONCRETE.search(statement)
-        ):
-            best, strongest = value, name
-            break
-    if not strongest:
-        return 0.0
-    if strongest != "explicit":
-        if _cue("request", REQUEST, statement, lowered):
-            best -= 0.4
-        if _cue("one_off", ONE_OFF, statement, lowered):
-            best -= 0.35
-        if _cue("hedge", HEDGE, statement, lowered):
-            best -= 0.3
-    return best
-
-
-def confidence_label(value: float) -> str:
-    if value >= 0.9:
-        return "high"
-    if value >= 0.75:
-        return "medium"
-    return "low"
-
-
-# -- kind and scope ---------------------------------------------------------------------
-
-_EXPERIENCE = re.compile(
-    r"\broot cause\b|\bfix(?:ed)?\b|\bbecause\b|\bcaused by\b|根因|原因|修复|是因为|导致",
-    re.IGNORECASE,
-)
-_PERSONAL = re.compile(
-    r"我妈|我爸|妈妈|爸爸|家里|老婆|老公|孩子|女儿|儿子|朋友|膝盖|身体|\bmy (?:mom|mother|dad|father|family|wife|husband|kids?)\b|\bme\b|\bmy\b|\bi\b|我",
-    re.IGNORECASE,
-)
-_AGENT_FACING = re.compile(
-    r"给我|推荐|回答|回复|翻译|\breply\b|\banswer\b|\brecommend|\bsuggest|\btranslat|\bassume\b|\bwrite (?:me|mappings)|"
-    r"别把|不要把|我喜欢|我不喜欢|我习惯|我偏好|\bi (?:prefer|like|hate|use)\b|\bmy \w+ is\b|"
-    r"\bi've switched|\bswitched from\b",
-    re.IGNORECASE,
-)
-_WORKSPACE = re.compile(
-    r"GitHub 组织|组织级|\borg(?:anization)?[- ]level\b|\bvault\b|跳板机|\bjump(?:host| host)?\b|"
-    r"\bbastion\b|所有仓库|\ball repos\b|公司|团队|\bteam\b|运维|飞书|\bslack\b|\bsecrets\b|凭证|告警",
-    re.IGNORECASE,
-)
-_WORKFLOW = re.compile(
-    r"先.{1,30}再|每次.{0,20}(?:先|都)|步骤|流程|\bbefore (?:every|each|you)\b|\bafter (?:every|each)\b|"
-    r"\bsteps?\b|统一用\s*\S+\s*remote",
-    re.IGNORECASE,
-)
-
-
-def classify(statement: str, found: Mapping[str, float], role: str) -> tuple[str, str]:
-    """(kind, scope) from cue words; the order says which cue wins when several match."""
-    if "lesson" in found and _EXPERIENCE.search(statement):
-        return "experience", "project"
-    if _PROFILE.search(statement):
-        return "profile", "user"
-    if _EVENT.search(statement):
-        return "event", "user" if _PERSONAL.search(statement) else "project"
-    if _AGENT_FACING.search(statement) or ("preference" in found and _PERSONAL.search(statement)):
-        return "preference", "user"
-    scope = "workspace" if _WORKSPACE.search(statement) else "project"
-    if "decision" in found or ("rule" in found and "一律" in statement):
-        return "decision", scope
-    if _WORKFLOW.search(statement) and "rule" in found:
-        return "workflow", scope
-    return "project", scope
-
-
-# -- provenance -------------------------------------------------------------------------
-
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
-_PATH = re.compile(
-    r"(?<![\w/.@:-])((?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]*[A-Za-z][\w.@+-]*/?|"
-    r"(?:[\w.@+-]+/)+[\w@+-]+\.[A-Za-z][\w]{0,9}|"
-    r"[\w-]+\.(?:py|ts|tsx|js|jsx|mjs|toml|yaml|yml|json|md|sh|rs|go|lua|sql|env|cfg|ini|lock|conf|service|txt))"
-    r"(?![\w/])"
-)
-_BACKTICK = re.compile(r"`([^`\n]{2,200})`")
-_COMMAND_WORDS = (
-    r"uv|uvx|pytest|python3?|pip|git|gh|docker|docker-compose|podman|kubectl|helm|terraform|npm|npx|pnpm|"
-    r"yarn|bun|node|cargo|cross|rustup|go|make|cmake|ssh|scp|rsync|curl|wget|grep|rg|cat|ls|cd|aws|gcloud|"
-    r"az|ansible|systemctl|journalctl|brew|apt|apt-get|sudo|ruff|mypy|black|tox|nox|poetry|conda|mvn|gradle|"
-    r"just|nvim|vim|tmux|psql|redis-cli|alembic|arq|celery|export|source"
-)
-_COMMAND_START = re.compile(rf"^(?:\$\s*)?(?:{_COMMAND_WORDS})(?:\s|$)")
-_INLINE_COMMAND = re.compile(
-    rf"(?<![\w/.-])(?:{_COMMAND_WORDS})\s+-{{0,2}}[A-Za-z0-9_.-]+(?:\s+[^\s\u3000-\u9fff\uff00-\uffef，。；：]+)*"
-)
-
-
-def mentioned_files(text: str) -> list[str]:
-    text = _URL.sub(" ", text)
-    out: list[str] = []
-    for match in _PATH.finditer(text):
-        path = match.group(1).rstrip(".,;:)")
-        if path in ("/", "./", "../") or len(path) < 3 or path.count("/") == 0 and "." not in path:
-            continue
-        if re.fullmatch(r"[\d/.-]+", path) or path.startswith("//"):
-            continue
-        if path not in out:
-            out.append(path)
-    return out[:20]
-
-
-def mentioned_commands(text: str) -> list[str]:
-    out: list[str] = []
-    for match in _BACKTICK.finditer(text):
-        span = match.group(1).strip()
-        if _COMMAND_START.match(span):
-            out.append(span.removeprefix("$").strip())
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if stripped.startswith("$ "):
-            out.append(stripped[2:].strip())
-    if not out:
-        for match in _INLINE_COMMAND.finditer(_BACKTICK.sub(" ", text)):
-            out.append(match.group(0).strip())
-    unique: list[str] = []
-    for command in out:
-        if command and command not in unique:
-            unique.append(command[:300])
-    return unique[:20]
-
-
-def excerpt_of(text: str, statement: str, width: int = 600) -> str:
-    """The part of the message around the statement, at most `width` characters."""
-    text = text.strip()
-    if len(text) <= width:
-        return text
-    at = text.find(statement[:40])
-    if at < 0:
-        return text[:width]
-    start = max(0, at - (width - len(statement)) // 2)
-    return text[start : start + width]
-
-
-# -- the better extractor ---------------------------------------------------------------
+_ROLE_OF = {"person": "person", AGREED: "assistant", "note": "note"}
 
 
 @dataclass
-class Scored:
-    statement: str
-    score: float
-    raw: str = ""  # the sentence(s) as written, cue words included
+class Eligible:
+    """A sentence that passed the rejection rules, with where it came from."""
 
-    def signals(self, role: str) -> dict[str, float]:
-        """Every signal in the source text (computed on demand: only new candidates need it)."""
-        return signals_of(self.raw or self.statement, role)
+    text: str
+    role: str  # person | assistant | note
+    block: str
+    message: Message
+    order: int
+    raw: str = ""  # the sentence as written, cue words ("remember:") included
 
 
-def scored_statements(message: Message, opts: Mapping[str, Any] | None = None) -> list[Scored]:
-    """The statements of one message that pass the threshold, with their scores."""
-    opts = opts or {}
-    if message.kind != "text" or message.role not in ("user", "assistant", "note"):
-        return []
-    threshold = float(opts.get("threshold", THRESHOLD))
-    text = strip_recalled_blocks(message.text)
-    if message.role == "assistant":
-        paragraphs = [p.strip() for p in re.split(r"\n\s*\n", _FENCE.sub("\n", text)) if p.strip()]
-        lines = [[p] for p in paragraphs]
-        limit = _MAX_LESSON_CHARS
-    else:
-        lines = split_lines(text)
-        limit = int(opts.get("max_chars", _MAX_CHARS))
-    out: list[Scored] = []
-    for sentences in lines:
-        current: Scored | None = None
-        raw = ""
-        for piece in sentences:
-            value = quick_score(piece, message.role, threshold)
-            if current is None and value <= threshold:
-                continue  # most sentences stop here, before the costlier checks
-            explicit = _cue("explicit", EXPLICIT, piece, piece.lower())
-            if not explicit and redact_text(piece)[1]:
-                current = None  # a pasted credential or config line, not a statement
+def eligible_sentences(messages: Iterable[Message]) -> Iterator[Eligible]:
+    """Sentences from the sources that may speak for the person, minus the rejected."""
+    order = 0
+    for message, who in sources(messages):
+        role = _ROLE_OF[who]
+        text = INTERRUPTION.sub("\n", strip_recalled_blocks(message.text))
+        for sentence in split_sentences(text):
+            order += 1
+            if reject_reason(sentence, role, secrets=False):
+                continue  # secrets are checked on what is kept (the costlier check)
+            statement = clean_statement(sentence.text)
+            if len(statement) < _MIN_CHARS or is_chitchat(statement):
                 continue
-            statement = clean_statement(piece)
-            useful = len(statement) >= _MIN_CHARS and not is_chitchat(statement)
-            if (
-                current is not None
-                and useful
-                and not explicit
-                and not (REQUEST.search(piece) or ONE_OFF.search(piece))
-            ):
-                # The rest of the same line usually completes the thought ("..., 需要哪个
-                # 变量就 grep 那个变量名"): keep it with the statement it follows.
-                merged = clean_statement(raw + piece)
-                if len(merged) <= limit:
-                    raw += piece
-                    current.statement = merged
-                    current.raw += " " + piece
-                    continue
-            current = None
-            if not useful or len(statement) > limit or value <= threshold:
-                continue
-            current = Scored(statement, value, piece)
-            raw = (
-                piece
-                if piece.endswith(("。", "！", "？", ".", "!", "?", "；", ";"))
-                else piece + "。"
-            )
-            out.append(current)
-    return out
+            yield Eligible(statement, role, sentence.block, message, order, sentence.text)
+
+
+def repeated_names(items: list[Eligible]) -> list[float]:
+    """features.repetition over the messages the sentences sit in."""
+    keys = {id(item.message): index for index, item in enumerate(items)}
+    return repetition([i.text for i in items], [keys[id(i.message)] for i in items])
+
+
+def rule_score(item: Eligible) -> float:
+    if item.role == "assistant":
+        return assistant_score(item.text)
+    return person_score(item.raw or item.text, "note" if item.role == "note" else "user")
+
+
+def scored_sentences(
+    messages: Iterable[Message], threshold: float = THRESHOLD, scorer: Scorer | None = None
+) -> tuple[list[Found], list[Message]]:
+    """Every eligible sentence scoring above the threshold, and the messages they are in."""
+    found: list[Found] = []
+    kept: list[Message] = []
+    items = list(eligible_sentences(messages))
+    repeats = repeated_names(items) if scorer is not None else [0.0] * len(items)
+    judged: dict[tuple[str, str, str, float], tuple[bool, float, str]] = {}
+    for item, repeated in zip(items, repeats, strict=True):
+        # The same words again (a restated rule, a quoted line) are judged once: they
+        # collapse into one candidate anyway.
+        key = (item.raw, item.role, item.block, repeated)
+        verdict = judged.get(key)
+        if verdict is None:
+            verdict = judged[key] = judge(item, repeated, threshold, scorer)
+        keep, value, confidence = verdict
+        if not keep:
+            continue
+        where = item.message.locator
+        found.append(Found(item.text, value, item.role, where, item.order, len(kept), confidence))
+        kept.append(item.message)
+    return found, kept
+
+
+def judge(
+    item: Eligible, repeated: float, threshold: float, scorer: Scorer | None
+) -> tuple[bool, float, str]:
+    """(keep, ranking value, confidence label) of one sentence."""
+    rules = rule_score(item)
+    value = rules
+    keep = rules > threshold
+    if scorer is not None:
+        # Either judge may keep a sentence: the hand rules carry the product's rules
+        # (preferences and explicit "remember" count), the model what the dev gold says
+        # people keep. Agreed assistant statements need the model, or hand rules rating
+        # them strong (a named root cause and fix). The model ranks everything for the
+        # per-transcript cap.
+        value = scorer.score(item.text, item.role, item.block, repeated)
+        if item.role == "assistant":
+            keep = value > threshold or rules >= STRONG
+        else:
+            keep = keep or value > threshold
+            if is_explicit(item.raw):
+                value = max(value, rules)  # "remember: ..." is never outranked
+    if not keep or has_secret(item.raw):
+        return False, value, ""  # a secret is never kept, even when asked to remember it
+    confidence = confidence_label(rules) if rules > threshold else "low"
+    if item.role == "assistant" and confidence == "high":
+        confidence = "medium"  # the person agreed; they did not say it
+    return True, value, confidence
+
+
+def pick_scorer(opts: Mapping[str, Any]) -> Scorer | None:
+    """`opts["scorer"]`: "rules", "learned" (the default, when its weights load) or a
+    scorer object (benches pass models trained on part of the data)."""
+    choice = opts.get("scorer", "learned")
+    if choice == "rules":
+        return None
+    if isinstance(choice, str):
+        return shipped_scorer()
+    return choice
 
 
 def extract_candidates(
     messages: Iterable[Message], opts: Mapping[str, Any] | None = None
 ) -> list[Entry]:
-    """Candidates (status=candidate, origin=transcript) with kind, scope and provenance."""
+    """Candidates (status=candidate, origin=transcript), best first, with provenance."""
     opts = opts or {}
-    limit = opts.get("max_candidates")
-    seen: set[str] = set()
-    seen_text: set[str] = set()
+    threshold = float(opts.get("threshold", THRESHOLD))
+    found, origin = scored_sentences(messages, threshold, pick_scorer(opts))
     out: list[Entry] = []
-    for message in messages:
-        for item in scored_statements(message, opts):
-            if item.statement in seen_text:
-                continue  # the exact same words again: same hash, skip the hashing
-            seen_text.add(item.statement)
-            digest = text_hash(item.statement)
-            if digest in seen:
-                continue
-            seen.add(digest)
-            kind, scope = classify(item.statement, item.signals(message.role), message.role)
-            confidence = confidence_label(item.score)
-            if message.role == "assistant" and confidence == "high":
-                confidence = "medium"  # the person did not say it
-            out.append(
-                Entry(
-                    summary=item.statement,
-                    kind=kind,
-                    scope=scope,
-                    confidence=confidence,
-                    source=Source(
-                        origin="transcript",
-                        session_id=message.session_id,
-                        timestamp=message.timestamp,
-                        files=mentioned_files(item.statement),
-                        commands=mentioned_commands(item.statement),
-                        locator=message.locator,
-                        excerpt=excerpt_of(strip_recalled_blocks(message.text), item.statement),
-                    ),
-                )
+    for item in collapse(found):
+        message = origin[item.message_index]
+        role = item.role
+        signal_role = "assistant" if role == "assistant" else "user"
+        kind, scope = classify(item.text, signals_of(item.text, signal_role), signal_role)
+        confidence = item.confidence
+        locators = [item.locator, *[loc for _, loc in item.also]]
+        roles = [role, *[r for r, _ in item.also]]
+        out.append(
+            Entry(
+                summary=item.text,
+                kind=kind,
+                scope=scope,
+                confidence=confidence,
+                source=Source(
+                    origin="transcript",
+                    session_id=message.session_id,
+                    timestamp=message.timestamp,
+                    files=mentioned_files(item.text),
+                    commands=mentioned_commands(item.text),
+                    locator="; ".join(dict.fromkeys(loc for loc in locators if loc)),
+                    role="; ".join(dict.fromkeys(roles)),
+                    excerpt=excerpt_of(strip_recalled_blocks(message.text), item.text),
+                ),
             )
-            if limit is not None and len(out) >= int(limit):
-                return out
-    return out
+        )
+    limit = opts.get("max_candidates")
+    return out[: int(limit)] if limit is not None else out
+
+
+def is_explicit(text: str) -> bool:
+    return cue("explicit", EXPLICIT, text, text.lower())

@@ -29,6 +29,7 @@ from memdesk.core.extract.flush import WriteResult, select_new
 from memdesk.core.extract.messages import ReadStats, log
 from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, is_line_based
 from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.extract.transcript import rank_and_cap
 from memdesk.core.store import StoreError
 
 STATE_FILE = "ingest_state.json"
@@ -213,6 +214,9 @@ def ingest_path(
         result.from_offset = offset
         stats = ReadStats(str(path))
         known = set(store.known_hashes())
+        # The per-transcript cap holds across incremental reads of the same file.
+        queued = 0 if replaced else int(previous.get("queued", 0))
+        cap = settings.extractor.max_per_transcript
         batches = file_candidates(
             path,
             settings.extractor,
@@ -231,9 +235,12 @@ def ingest_path(
             for candidate in found.candidates:
                 if candidate.source.origin == "transcript" and _inside(path, inbox_dir(store)):
                     candidate.source.origin = "inbox"
-            chosen, written = select_new(found.candidates, known)
+            ranked, _ = rank_and_cap(found.candidates, len(found.candidates))
+            chosen, written = select_new(ranked, known, max(0, cap - queued))
+            queued += len(chosen)
             result.duplicates += written.duplicates
             result.refused += written.refused
+            result.over_cap += written.over_cap
             if chosen:
                 try:
                     result.added += store.add_many(chosen, actor=actor, label="ingest")
@@ -252,6 +259,7 @@ def ingest_path(
             "mtime_ns": stat.st_mtime_ns,
             "inode": stat.st_ino,
             "format": fmt,
+            "queued": queued,
         }
         save_state(store, states)
     return result

@@ -37,7 +37,7 @@ def run_extractor(
     `run_callable`/`run_command`, which turn every failure into `PluginResult.error`.
     """
     settings = settings or ExtractorSettings()
-    options = {"threshold": settings.threshold, **dict(opts or {})}
+    options = {"threshold": settings.threshold, "scorer": settings.scorer, **dict(opts or {})}
     if extract_fn is not None:
         return run_callable(extract_fn, messages, options, ctx, timeout=settings.timeout)
     if settings.use == "command":

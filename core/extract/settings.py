@@ -9,6 +9,9 @@ callable = "my_pkg.memory:extract"  # a Python function (messages, opts) or (mes
 timeout = 60               # seconds a plug-in may take before it is abandoned
 max_facts_per_flush = 10   # seed 000's cap per flush
 threshold = 0.6            # seed 001's write threshold for the heuristic extractor
+max_per_transcript = 30    # candidates one transcript may queue, best first; the rest
+                           # is counted and reported by `memdesk extract`
+scorer = "learned"         # learned (shipped weights) | rules (hand rules only)
 
 [sources]
 transcripts = ["~/.claude/projects/-work-myproj/*.jsonl", "memory/*.md"]   # globs
@@ -36,7 +39,18 @@ from memdesk.core.context.settings import (
 )
 
 USES: tuple[str, ...] = ("heuristic", "seed000", "command", "callable")
-_EXTRACTOR_KEYS = ("use", "command", "callable", "timeout", "max_facts_per_flush", "threshold")
+_EXTRACTOR_KEYS = (
+    "use",
+    "command",
+    "callable",
+    "timeout",
+    "max_facts_per_flush",
+    "threshold",
+    "max_per_transcript",
+    "scorer",
+)
+SCORERS: tuple[str, ...] = ("learned", "rules")
+DEFAULT_MAX_PER_TRANSCRIPT = 30
 _SOURCES_KEYS = ("transcripts", "inbox", "homes")
 _HOME_KEYS = ("claude", "codex", "gemini", "copilot")
 
@@ -49,6 +63,8 @@ class ExtractorSettings:
     timeout: float = 60.0
     max_facts_per_flush: int = 10
     threshold: float = 0.6
+    max_per_transcript: int = DEFAULT_MAX_PER_TRANSCRIPT
+    scorer: str = "learned"
 
 
 @dataclass(frozen=True)
@@ -116,7 +132,23 @@ def parse_extractor(value: Any) -> ExtractorSettings:
         or not 0 <= threshold < 1
     ):
         raise SettingsError("extractor.threshold", f"must be a number in [0, 1), got {threshold!r}")
-    return ExtractorSettings(use, command, function, float(timeout), cap, float(threshold))
+    per_transcript = table.get("max_per_transcript", DEFAULT_MAX_PER_TRANSCRIPT)
+    if (
+        isinstance(per_transcript, bool)
+        or not isinstance(per_transcript, int)
+        or per_transcript < 1
+    ):
+        raise SettingsError(
+            "extractor.max_per_transcript", f"must be a whole number >= 1, got {per_transcript!r}"
+        )
+    scorer = table.get("scorer", "learned")
+    if scorer not in SCORERS:
+        raise SettingsError(
+            "extractor.scorer", f"must be one of {', '.join(SCORERS)}; got {scorer!r}"
+        )
+    return ExtractorSettings(
+        use, command, function, float(timeout), cap, float(threshold), per_transcript, scorer
+    )
 
 
 def parse_sources(value: Any) -> SourcesSettings:

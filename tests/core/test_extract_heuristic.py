@@ -116,12 +116,14 @@ def test_confidence_follows_seed001_scores() -> None:
 
 
 def test_threshold_option_is_respected() -> None:
-    messages = [user("网关的用户名是 gwadmin")]  # a plain stated fact: 0.65
-    assert extract_candidates(messages, {"threshold": 0.6})
-    assert extract_candidates(messages, {"threshold": 0.7}) == []
+    messages = [user("网关的用户名是 gwadmin")]  # a plain stated fact: 0.65 by the hand rules
+    assert extract_candidates(messages, {"threshold": 0.6, "scorer": "rules"})
+    assert extract_candidates(messages, {"threshold": 0.7, "scorer": "rules"}) == []
+    # The learned scorer puts its values on the same scale: a threshold still cuts.
+    assert extract_candidates(messages, {"threshold": 0.999}) == []
 
 
-def test_assistant_contributes_lessons_only() -> None:
+def test_assistant_contributes_lessons_only_when_the_person_agrees() -> None:
     messages = [
         Message("assistant", "I'll reproduce it locally first. Always fun."),
         Message(
@@ -129,7 +131,8 @@ def test_assistant_contributes_lessons_only() -> None:
             "Root cause: the fetch wrapper in apps/web/src/api/client.ts omitted credentials.",
         ),
     ]
-    [entry] = extract_candidates(messages, {})
+    assert extract_candidates(messages, {}) == []  # nobody confirmed it
+    [entry] = extract_candidates([*messages, user("great, thanks")], {})
     assert entry.kind == "experience" and entry.confidence == "medium"
     assert entry.source.files == ["apps/web/src/api/client.ts"]
 
@@ -226,12 +229,13 @@ def test_daily_log_notes_are_candidates_even_without_cues() -> None:
         Message("note", "- 记住：部署前先跑 `uv run pytest -x`", session_id="2025-06-05"),
         Message("note", "- 好的", session_id="2025-06-05"),
     ]
-    entries = extract_candidates(notes, {})
-    assert [(e.summary, e.confidence) for e in entries] == [
+    entries = extract_candidates(notes, {})  # ranked best first
+    assert sorted((e.summary, e.confidence) for e in entries) == [
         ("网关只能通过跳板机 jump.tidal-labs.internal 连接", "low"),
         ("部署前先跑 `uv run pytest -x`", "high"),
     ]
-    assert entries[1].source.commands == ["uv run pytest -x"]
+    by_summary = {e.summary: e for e in entries}
+    assert by_summary["部署前先跑 `uv run pytest -x`"].source.commands == ["uv run pytest -x"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,85 @@
+"""Near and quoted duplicates collapse into one candidate that keeps every source.
+
+Two sentences are the same candidate when their normalised texts (NFKC, case-folded,
+punctuation and spaces removed) are equal, when one holds the other whole (a quoted copy:
+"> use pnpm" under the person's "yes, use pnpm, not npm"), or when their character
+bigram sets overlap with a Dice coefficient of at least 0.8 (a near copy: one word changed).
+The one with the higher score is kept; the other's record and role are added to it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+NEAR = 0.8
+MIN_QUOTED_CHARS = 12  # "use pnpm" inside a longer sentence is not a copy of it
+
+_DROP = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def normalise(text: str) -> str:
+    return _DROP.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def bigrams(text: str) -> frozenset[str]:
+    if len(text) < 2:
+        return frozenset([text])
+    return frozenset(text[i : i + 2] for i in range(len(text) - 1))
+
+
+def dice(a: frozenset[str], b: frozenset[str]) -> float:
+    total = len(a) + len(b)
+    return 2 * len(a & b) / total if total else 0.0
+
+
+@dataclass
+class Found:
+    """A scored sentence on its way to becoming a candidate."""
+
+    text: str
+    score: float
+    role: str  # person | assistant | note
+    locator: str
+    order: int  # position in the transcript: ties keep the earlier one
+    message_index: int = 0
+    confidence: str = "low"  # from the hand rules (seed 001's scale), whatever ranks it
+    also: list[tuple[str, str]] = field(default_factory=list)  # (role, locator) of copies
+    key: str = ""
+    grams: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.key = normalise(self.text)
+        self.grams = bigrams(self.key)
+
+
+def same(a: Found, b: Found) -> bool:
+    if a.key == b.key:
+        return True
+    short, long = (a.key, b.key) if len(a.key) <= len(b.key) else (b.key, a.key)
+    if len(short) >= MIN_QUOTED_CHARS and short in long:
+        return True
+    ratio = len(short) / len(long) if long else 1.0
+    return ratio >= 0.6 and dice(a.grams, b.grams) >= NEAR
+
+
+def collapse(found: list[Found]) -> list[Found]:
+    """One Found per group of copies, best first kept; sources merged into `also`."""
+    kept: list[Found] = []
+    exact: dict[str, Found] = {}
+    for item in sorted(found, key=lambda f: (-f.score, f.order)):
+        # The same words again (a transcript repeating itself) are found without comparing.
+        match = exact.get(item.key)
+        candidates = [match] if match is not None else kept
+        for winner in candidates:
+            if same(winner, item):
+                source = (item.role, item.locator)
+                if source != (winner.role, winner.locator) and source not in winner.also:
+                    winner.also.append(source)
+                winner.also += [s for s in item.also if s not in winner.also]
+                break
+        else:
+            kept.append(item)
+            exact[item.key] = item
+    return kept

@@ -1,0 +1,128 @@
+"""Cue features of one sentence, the input of the learned scorer (learned.py).
+
+Every feature is a number in [0, 1], named so a weights file can be read by a person.
+They are the same cues the hand rules use (scoring.py, signals.py): who said it, what
+kind of block it sits in, the concrete identifiers it names, directive / reason / lesson
+words, seed 001's signals, and what makes a sentence worth less (talking to the person,
+reporting what was just done, step labels, requests, one-off time words, hedges).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memdesk.core.extract import scoring
+from memdesk.core.extract import signals as sig
+
+_KINDS: dict[str, re.Pattern[str]] = {
+    "id_path": re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.@+-]+|\b[\w.-]+/[\w.*-]+"),
+    "id_file": re.compile(r"\b[\w-]+\.(?:[a-z]{1,5})\b(?![\w(])"),
+    "id_version": re.compile(r"\b\d+\.\d+(?:\.\d+)*\b"),
+    "id_camel": re.compile(r"\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b"),
+    "id_snake": re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"),
+    "id_code": re.compile(r"`[^`]{2,}`"),
+    "id_flag": re.compile(r"(?<!\w)--?[a-z][\w-]+"),
+    "id_url": re.compile(r"\b[a-z][a-z0-9+.-]*://\S+"),
+}
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_BOLD_LABEL = re.compile(r"^\*\*[^*]{1,60}\*\*")
+_FIRST_PERSON = re.compile(r"^(?:i|we|my|our)\b|^我", re.IGNORECASE)
+_IMPERATIVE = re.compile(
+    r"^(?:use|run|add|keep|make|put|avoid|do|don['’]t|never|always|prefer|write|call|store|"
+    r"create|ensure|set|check|let['’]?s)\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:not|no|never|don['’]t|doesn['’]t|isn['’]t|without)\b|不|沒|没|別|别")
+_EMPHASIS = re.compile(r"\b(?:always|never|must|every|all)\b|必须|必須|一律|永远|永遠|每次", re.I)
+_DIGITS = re.compile(r"\d+")
+_ARROW = re.compile(r"→|->|=>")
+_SIGNALS = ("explicit", "rule", "milestone", "lesson", "decision", "preference", "stated")
+
+FEATURES: tuple[str, ...] = (
+    "bias",
+    "role_person",
+    "role_assistant",
+    "role_note",
+    "block_list",
+    "block_quote",
+    "block_group",
+    "identifiers",
+    *_KINDS,
+    "cjk",
+    "directive",
+    "reason",
+    *[f"sig_{name}" for name in _SIGNALS],
+    "to_person",
+    "report",
+    "step_label",
+    "request",
+    "one_off",
+    "hedge",
+    "bold_label",
+    "first_person",
+    "imperative",
+    "negation",
+    "emphasis",
+    "numbers",
+    "arrow",
+    "words",
+    "repeated",
+)
+REPEATS_FULL = 4  # a name in this many messages of the transcript counts fully as repeated
+
+
+def repetition(texts: list[str], message_keys: list[int]) -> list[float]:
+    """For each sentence, how often the transcript comes back to the names it holds: the
+    number of other messages naming its most repeated identifier, scaled to [0, 1].
+    Durable facts are talked about again; one-off details are not."""
+    tokens = [scoring.identifier_tokens(text) for text in texts]
+    seen: dict[str, set[int]] = {}
+    for names, key in zip(tokens, message_keys, strict=True):
+        for name in names:
+            seen.setdefault(name, set()).add(key)
+    out: list[float] = []
+    for names in tokens:
+        best = max((len(seen[name]) - 1 for name in names), default=0)
+        out.append(min(best, REPEATS_FULL) / REPEATS_FULL)
+    return out
+
+
+def features(text: str, role: str, block: str = "text", repeated: float = 0.0) -> list[float]:
+    """The feature vector of a sentence, in FEATURES order. role: person|assistant|note."""
+    lowered = text.lower()
+    found = sig.signals_of(text, "user")
+    count = scoring.identifiers(text)
+    words = len(text.split()) + len(_CJK.findall(text)) // 2
+    values: dict[str, float] = {
+        "bias": 1.0,
+        "role_person": float(role == "person"),
+        "role_assistant": float(role == "assistant"),
+        "role_note": float(role == "note"),
+        "block_list": float(block == "list"),
+        "block_quote": float(block == "quote"),
+        "block_group": float(block == "group"),
+        "identifiers": min(count, 4) / 4,
+        "cjk": float(bool(_CJK.search(text))),
+        "directive": float(bool(scoring.DIRECTIVE.search(text))),
+        "reason": float(bool(scoring.REASON.search(text))),
+        "to_person": float(bool(scoring.TO_PERSON.search(text))),
+        "report": float(bool(scoring.REPORT.search(text))),
+        "step_label": float(bool(scoring.STEP_LABEL.search(text))),
+        "request": float(sig.cue("request", sig.REQUEST, text, lowered)),
+        "one_off": float(sig.cue("one_off", sig.ONE_OFF, text, lowered)),
+        "hedge": float(sig.cue("hedge", sig.HEDGE, text, lowered)),
+        "bold_label": float(bool(_BOLD_LABEL.match(text))),
+        "first_person": float(bool(_FIRST_PERSON.match(text))),
+        "imperative": float(bool(_IMPERATIVE.match(text))),
+        "negation": float(bool(_NEGATION.search(text))),
+        "emphasis": float(bool(_EMPHASIS.search(text))),
+        "numbers": min(len(_DIGITS.findall(text)), 4) / 4,
+        "arrow": float(bool(_ARROW.search(text))),
+        "words": min(words, 60) / 60,
+        "repeated": repeated,
+    }
+    for name, pattern in _KINDS.items():
+        values[name] = float(bool(pattern.search(text)))
+    for name in _SIGNALS:
+        values[f"sig_{name}"] = float(name in found)
+    return [values[name] for name in FEATURES]
