@@ -1,0 +1,70 @@
+"""Prompt-injection detection: does a text try to instruct the agent that will read it?
+
+Every reading of the text (`normalise.variants`: Unicode folded, invisible characters
+removed, look-alike letters made Latin, spaced letters joined, URL escapes and base64
+segments decoded) is matched against `INJECTION_RULES`, English and Chinese. The
+strongest finding wins: `suspicious` (kept out of context until a person clears it)
+over `review` (shown to the reviewer, injected once approved).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memdesk.core.guard.injection_rules import INJECTION_RULES, NEGATION, SUSPICIOUS
+from memdesk.core.guard.normalise import variants
+
+
+@dataclass(frozen=True)
+class Finding:
+    reason: str
+    severity: str  # "suspicious" | "review"
+
+    @property
+    def suspicious(self) -> bool:
+        return self.severity == SUSPICIOUS
+
+
+def _negated(text: str, start: int) -> bool:
+    line_start = text.rfind("\n", 0, start) + 1
+    return bool(NEGATION.search(text[max(line_start, start - 30) : start]))
+
+
+def _find_in(text: str) -> Finding | None:
+    lowered = text.lower()
+    weaker: Finding | None = None
+    for rule in INJECTION_RULES:
+        if weaker is not None and rule.severity != SUSPICIOUS:
+            continue
+        if rule.needles is not None and not any(n in lowered for n in rule.needles):
+            continue
+        for match in rule.pattern.finditer(text):
+            if rule.negatable and _negated(text, match.start()):
+                continue
+            finding = Finding(rule.reason, rule.severity)
+            if finding.suspicious:
+                return finding
+            weaker = weaker or finding
+            break
+    return weaker
+
+
+def find_injection(text: str) -> Finding | None:
+    """The strongest injection finding in any reading of `text`, or None."""
+    if not text:
+        return None
+    weaker: Finding | None = None
+    for reading in variants(text):
+        finding = _find_in(reading)
+        if finding is None:
+            continue
+        if finding.suspicious:
+            return finding
+        weaker = weaker or finding
+    return weaker
+
+
+def detect_injection(text: str) -> str | None:
+    """The reason `text` looks like a prompt injection (any severity), or None."""
+    finding = find_injection(text)
+    return finding.reason if finding else None
