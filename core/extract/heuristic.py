@@ -468,8 +468,11 @@ def mentioned_commands(text: str) -> list[str]:
 
 
 def excerpt_of(text: str, statement: str, width: int = 600) -> str:
-    """The part of the message around the statement, at most `width` characters."""
-    text = text.strip()
+    """The part of the message around the statement, at most `width` characters.
+
+    Secrets are redacted before the cut: a cut through a token would leave a tail no
+    pattern recognises."""
+    text = redact_text(text.strip())[0]
     if len(text) <= width:
         return text
     at = text.find(statement[:40])
