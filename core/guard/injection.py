@@ -26,17 +26,26 @@ class Finding:
 
 
 def _negated(text: str, start: int) -> bool:
-    line_start = text.rfind("\n", 0, start) + 1
-    return bool(NEGATION.search(text[max(line_start, start - 30) : start]))
+    """A negation earlier in the same sentence ("Never run X without telling the user")."""
+    window = text[max(0, start - 80) : start]
+    for end_mark in ("\n", ". ", "! ", "? ", "。", "；", "; "):
+        cut = window.rfind(end_mark)
+        if cut >= 0:
+            window = window[cut + len(end_mark) :]
+    return bool(NEGATION.search(window))
 
 
 def _find_in(text: str) -> Finding | None:
     lowered = text.lower()
+    ascii_only = text.isascii()
     weaker: Finding | None = None
     for rule in INJECTION_RULES:
         if weaker is not None and rule.severity != SUSPICIOUS:
             continue
-        if rule.needles is not None and not any(n in lowered for n in rule.needles):
+        if rule.needles is None:
+            if ascii_only:
+                continue
+        elif not any(n in lowered for n in rule.needles):
             continue
         for match in rule.pattern.finditer(text):
             if rule.negatable and _negated(text, match.start()):

@@ -2,7 +2,8 @@
 
 Each rule is (reason, severity, needles, pattern). Patterns run on the normalised
 readings of a text (see `normalise.py`), so they are written for plain Latin letters.
-`needles` are lower-case strings a rule cannot match without (None: always run).
+`needles` are lower-case strings a rule cannot match without (None: a Chinese rule,
+run only on text that is not plain ASCII).
 `negatable` rules do not count when the words just before the match negate them
 ("Never run commands without telling the user" is a rule, not an attack).
 
@@ -84,14 +85,35 @@ _RULES: list[tuple[str, str, tuple[str, ...] | None, str, bool]] = [
     (
         "tries to override the system prompt",
         SUSPICIOUS,
-        ("system", "mode", "do anything now", "instruction", "im_start", "[inst]", "override"),
+        ("system prompt", "system override", "hidden prompt", "initial instructions"),
         r"(?i)(?:system\s+prompt\s*(?:override|:)|new\s+system\s+prompt|system\s+override|"
         r"(?:reveal|print|show|output|repeat|leak)\s+(?:your|the)\s+(?:system\s+prompt|hidden\s+prompt|"
-        r"initial\s+instructions)|\b(?:you|you're|your|assistant|ai|model|agent)\b[^\n]{0,30}\bdeveloper\s+mode\b|"
-        r"\b(?:jailbreak|jailbroken|DAN|god|unrestricted|unfiltered)\s+mode\b|\bdo anything now\b|"
-        r"</?\s*system\s*>|<\|im_start\|>\s*system|\[/?INST\]|^\s*#{2,}\s*(?:new\s+)?instructions?\s*:|"
+        r"initial\s+instructions))",
+        False,
+    ),
+    (
+        "tries to override the system prompt",
+        SUSPICIOUS,
+        ("developer mode",),
+        r"(?i)\b(?:you|you're|your|assistant|ai|model|agent)\b[^\n]{0,30}\bdeveloper\s+mode\b|"
+        r"\bdeveloper\s+mode\s+(?:is\s+)?(?:enabled|activated|on)\b[^\n]{0,40}\byou\b",
+        False,
+    ),
+    (
+        "tries to override the system prompt",
+        SUSPICIOUS,
+        (" mode", "do anything now", "override"),
+        r"(?i)\b(?:jailbreak|jailbroken|DAN|god|unrestricted|unfiltered)\s+mode\b|\bdo anything now\b|"
+        r"\boverride\s+(?:mode|protocol|code)\b",
+        False,
+    ),
+    (
+        "tries to override the system prompt",
+        SUSPICIOUS,
+        ("system", "instruction", "im_start", "[inst]"),
+        r"(?i)</?\s*system\s*>|<\|im_start\|>\s*system|\[/?INST\]|^\s*#{2,}\s*(?:new\s+)?instructions?\s*:|"
         r"^\s*\[?system\]?\s*:\s*(?:you|from|ignore|new|the|override)\b|\bnew\s+instructions?\s*:|"
-        r"\bupdated\s+instructions?\s*:|\boverride\s+(?:mode|protocol|code)\b)",
+        r"\bupdated\s+instructions?\s*:",
         False,
     ),
     (
@@ -263,23 +285,19 @@ _RULES: list[tuple[str, str, tuple[str, ...] | None, str, bool]] = [
     (
         "asks to run a downloaded script",
         SUSPICIOUS,
-        (
-            "curl",
-            "wget",
-            "iwr",
-            "invoke-webrequest",
-            "base64",
-            "/dev/tcp",
-            "nc",
-            "rm",
-            "iex",
-            "eval",
-        ),
+        ("curl", "wget"),
         r"(?i)\b(?:curl|wget)\b[^\n|]{0,200}\bhttp://[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|"
         r"\b(?:curl|wget)\b[^\n|]{0,40}\b(?:https?://)?\d{1,3}(?:\.\d{1,3}){3}[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|"
-        r"\bbase64\s+(?:-d|--decode)[^\n|]{0,40}\|\s*(?:ba)?sh\b|/dev/tcp/|\bnc\s+-[a-z]*e\b|"
+        r"\beval\s+\"?\$\((?:curl|wget)",
+        False,
+    ),
+    (
+        "asks to run a downloaded script",
+        SUSPICIOUS,
+        ("base64", "/dev/tcp", "nc -", "rm -rf", "iex", "invoke-expression"),
+        r"(?i)\bbase64\s+(?:-d|--decode)[^\n|]{0,40}\|\s*(?:ba)?sh\b|/dev/tcp/|\bnc\s+-[a-z]*e\b|"
         r"\brm\s+-rf\s+(?:/|~|\$HOME)(?:\s|$)|\b(?:iex|Invoke-Expression)\b[^\n]{0,40}(?:iwr|Invoke-WebRequest|"
-        r"DownloadString)|\beval\s+\"?\$\((?:curl|wget)",
+        r"DownloadString)",
         False,
     ),
     (

@@ -15,12 +15,33 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
 from memdesk.core.guard.secrets import ALREADY, redact_text
 
-WINDOW = 600  # characters on each side of a boundary that are read together
+WINDOW = 400  # characters on each side of a boundary that are read together
+_EDGE_WORD = re.compile(
+    r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?|auth(?:orization)?|bearer|"
+    r"密码|口令|密钥|秘钥|令牌|私钥|凭证)\W{0,3}(?:is|was|are|=|:|是|为|：)?\W{0,3}$"
+)
+
+
+def _may_cross(a: str, b: str) -> bool:
+    """Cheap test before reading two texts together: a word cut at the boundary (both
+    sides touch it with a long run of token characters), or a secret-ish word ending
+    one text while the next starts with a value."""
+    tail_run = len(a) - len(a.rstrip(_TOKEN_CHARS))
+    head_run = len(b) - len(b.lstrip(_TOKEN_CHARS))
+    if tail_run >= 4 and head_run >= 4:
+        return True
+    if "-----" in a[-WINDOW:] or "-----" in b[:WINDOW]:
+        return True  # key block edges
+    return head_run >= 4 and bool(_EDGE_WORD.search(a[-40:].rstrip()))
+
+
+_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~!@#$%^&*"
 _SEPARATORS = ("", "\n")
 
 
@@ -55,7 +76,7 @@ def _changed_spans(original: str, redacted: str) -> list[tuple[int, int, str]]:
 def redact_across(a: str, b: str) -> tuple[str, str, int]:
     """Redact what only shows when the end of `a` and the start of `b` are read
     together; returns (a, b, how many secrets)."""
-    if not a or not b:
+    if not a or not b or not _may_cross(a, b):
         return a, b, 0
     found = 0
     for sep in _SEPARATORS:

@@ -106,6 +106,9 @@ def secret_like(value: str, *, password: bool = False) -> bool:
     return (letters and (digits or symbols)) or _classes(value) >= 2 and len(value) >= 8
 
 
+_PROSE_WORDS = ("pass", "pwd", "pin", "secret", "key", "token", "credential")
+
+
 def _redact_prose(text: str) -> tuple[str, int]:
     count = 0
 
@@ -132,8 +135,20 @@ def _redact_prose(text: str) -> tuple[str, int]:
             whole[:start] + mark("password" if password else "secret") + whole[start + len(value) :]
         )
 
-    if _PROSE_EN.search(text):
+    if len(text) < 2000:
         text = _PROSE_EN.sub(lambda m: replace(m, zh=False), text)
+    else:  # long text: only around the key words
+        pieces: list[str] = []
+        last = 0
+        for end in _word_ends(text, _PROSE_WORDS):
+            if end < last:
+                continue
+            m = _PROSE_EN.search(text, max(last, end - 40), min(len(text), end + 400))
+            if m is None or m.start() > end:
+                continue
+            pieces += [text[last : m.start()], replace(m, zh=False)]
+            last = m.end()
+        text = "".join([*pieces, text[last:]]) if pieces else text
     if not text.isascii():
         text = _PROSE_ZH.sub(lambda m: replace(m, zh=True), text)
     return text, count
@@ -160,24 +175,46 @@ def _redact_hex(text: str) -> tuple[str, int]:
     return _HEX.sub(replace, text), count
 
 
+def _word_ends(text: str, words: tuple[str, ...]) -> list[int]:
+    """Where each occurrence of these lower-case words ends (plain `find`: fast)."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a character whose lower case is longer: no offsets
+        return [0]
+    ends: list[int] = []
+    for word in words:
+        at = lowered.find(word)
+        while at >= 0:
+            ends.append(at + len(word))
+            at = lowered.find(word, at + 1)
+    return sorted(ends)
+
+
 def _redact_entropy(text: str) -> tuple[str, int]:
-    count = 0
-
-    def replace(m: re.Match[str]) -> str:
-        nonlocal count
-        value = m.group(0).rstrip(".")
-        if "[REDACTED" in text[max(0, m.start() - 10) : m.start()]:
-            return m.group(0)
-        if _classes(value) < 2 or not any(c.isdigit() for c in value):
-            return m.group(0)
-        if looks_like_path_or_word(value) or entropy(value) < 3.5:
-            return m.group(0)
-        if not _near_secret_word(text, m.start(), m.end(), before=40, after=0):
-            return m.group(0)
-        count += 1
-        return mark("token") + m.group(0)[len(value) :]
-
-    return _TOKEN.sub(replace, text), count
+    """High-entropy tokens starting within 40 characters after a secret-ish word (only
+    those stretches are scanned)."""
+    spans: list[tuple[int, int]] = []
+    for end in _word_ends(text, _SECRET_WORDS_LOWER):
+        for m in _TOKEN.finditer(text, end, min(len(text), end + 40 + 400)):
+            if m.start() > end + 40:
+                break
+            if spans and m.start() < spans[-1][1]:
+                continue
+            value = m.group(0).rstrip(".")
+            if _classes(value) < 2 or not any(c.isdigit() for c in value):
+                continue
+            if "[REDACTED" in text[max(0, m.start() - 10) : m.start()]:
+                continue
+            if looks_like_path_or_word(value) or entropy(value) < 3.5:
+                continue
+            spans.append((m.start(), m.start() + len(value)))
+    spans = sorted(set(spans))
+    kept: list[tuple[int, int]] = []
+    for span in spans:
+        if not kept or span[0] >= kept[-1][1]:
+            kept.append(span)
+    for start, stop in reversed(kept):
+        text = text[:start] + mark("token") + text[stop:]
+    return text, len(kept)
 
 
 def _redact_aws_secret(text: str) -> tuple[str, int]:
@@ -208,6 +245,16 @@ def _redact_base64_block(text: str) -> tuple[str, int]:
     return _BASE64_BLOCK.sub(replace, text), count
 
 
+_SECRET_WORDS_LOWER = (
+    "pass", "pwd", "secret", "token", "key", "credential", "auth", "bearer", "signature",
+    "hmac", "salt", "cookie", "session", "密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据", "私钥",
+)  # fmt: skip
+
+
+def _has_secret_word(lowered: str) -> bool:
+    return any(word in lowered for word in _SECRET_WORDS_LOWER)
+
+
 def _has_digit(text: str) -> bool:
     return any(c.isdigit() for c in text)
 
@@ -219,11 +266,15 @@ CONTEXT_FINDERS: list[tuple[str, Callable[[str, str], bool], Callable[[str], tup
         "prose",
         lambda t, low: (
             any(w in low for w in ("pass", "pwd", "pin", "secret", "key", "token", "credential"))
-            or not t.isascii()
+            or (not t.isascii() and _has_secret_word(low))
         ),
         _redact_prose,
     ),
-    ("hex", lambda t, low: _has_digit(t), _redact_hex),
+    ("hex", lambda t, low: _has_digit(t) and _has_secret_word(low), _redact_hex),
     ("aws-secret", lambda t, low: len(t) >= 40 and _has_digit(t), _redact_aws_secret),
-    ("entropy", lambda t, low: len(t) >= 20 and _has_digit(t), _redact_entropy),
+    (
+        "entropy",
+        lambda t, low: len(t) >= 20 and _has_digit(t) and _has_secret_word(low),
+        _redact_entropy,
+    ),
 ]

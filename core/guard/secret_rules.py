@@ -192,6 +192,13 @@ ASSIGNMENT = re.compile(
     r"encryption[_-]?key|master[_-]?key|account[_-]?key|webhook[_-]?url|dsn)"
     r"[A-Za-z0-9_.-]*)[\"']?\s*(?:=|:)\s*[\"']?(?P<value>[A-Za-z0-9!#$%&()*+./:=?@^_{|}~\\\[\]-]+)"
 )
+# Cheap test that ASSIGNMENT can match at all: a secret-ish key word right before `=`/`:`
+# (the full pattern backtracks over every word of the text, this one starts with words).
+ASSIGNMENT_TRIGGER = re.compile(
+    r"(?i)(?:passw|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
+    r"session[_-]?(?:id|key)|auth[_-]?key|credential|signing[_-]?key|encryption[_-]?key|master[_-]?key|"
+    r"account[_-]?key|webhook[_-]?url|dsn)[A-Za-z0-9_.-]*[\"']?\s*[:=]"
+)
 ASSIGNMENT_NEEDLES: tuple[str, ...] = (
     "pass", "pwd", "secret", "token", "key", "credential", "session", "dsn", "webhook",
 )  # fmt: skip

@@ -15,6 +15,7 @@ from memdesk.core.guard.secret_context import CONTEXT_FINDERS, mark
 from memdesk.core.guard.secret_rules import (
     ASSIGNMENT,
     ASSIGNMENT_NEEDLES,
+    ASSIGNMENT_TRIGGER,
     HOME_PATHS,
     PLACEHOLDER,
     PROVIDER_RULES,
@@ -68,6 +69,31 @@ def _assignment(m: re.Match[str]) -> str:
     return whole[:start] + mark(kind) + whole[start + len(value) :]
 
 
+def _redact_assignments(text: str) -> str:
+    """ASSIGNMENT, tried only where its trigger (a key word right before `=`/`:`) is:
+    run over a whole text, its leading word pattern backtracks over every word."""
+    out: list[str] = []
+    last = 0
+    for trigger in ASSIGNMENT_TRIGGER.finditer(text):
+        start = trigger.start()
+        if start < last:
+            continue
+        while start > last and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
+            start -= 1
+        if start > last and text[start - 1] in "\"'":
+            start -= 1
+        m = ASSIGNMENT.match(text, start)
+        if m is None:
+            continue
+        out.append(text[last : m.start()])
+        out.append(_assignment(m))
+        last = m.end()
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
 def _url_password(m: re.Match[str]) -> str:
     password = m.group("pw")
     if password.startswith(REDACTED_PREFIX) or PLACEHOLDER.match(password):
@@ -86,7 +112,7 @@ def redact_text(text: str) -> tuple[str, int]:
             continue
         text = _apply_rule(rule, text)
     if ("=" in text or ":" in text) and any(n in lowered for n in ASSIGNMENT_NEEDLES):
-        text = ASSIGNMENT.sub(_assignment, text)
+        text = _redact_assignments(text)
     if "://" in text and "@" in text:
         text = URL_PASSWORD.sub(_url_password, text)
     lowered = text.lower()
