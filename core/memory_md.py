@@ -162,18 +162,22 @@ class MemoryFile:
             if line.path is None or not line.raw:
                 continue
             with contextlib.suppress(OSError), open(line.path, "r+b") as handle:
-                handle.seek(line.offset)
-                at = line.offset
-                if handle.read(len(line.raw)) != line.raw:
-                    handle.seek(0)
-                    at = handle.read().find(line.raw)  # the file moved: find the line
-                    if at < 0:
-                        continue
-                handle.seek(at)
-                handle.write(scrubbed_line(len(line.raw), kind))
+                # Every copy of the line (a repeated line was read once), wherever the
+                # file has it now.
+                data = handle.read()
+                at = data.find(line.raw)
+                while at >= 0:
+                    end = at + len(line.raw)
+                    if (at == 0 or data[at - 1 : at] == b"\n") and data[end : end + 1] in (
+                        b"\n",
+                        b"\r",
+                    ):
+                        handle.seek(at)
+                        handle.write(scrubbed_line(len(line.raw), kind))
+                        done += 1
+                    at = data.find(line.raw, end)
                 handle.flush()
                 os.fsync(handle.fileno())
-                done += 1
         return done
 
     @staticmethod
@@ -296,14 +300,14 @@ def _split_lines(data: bytes, base: int = 0) -> list[tuple[int, bytes]]:
 
 
 SCRUB_KINDS = {"begin": "-----BEGIN PRIVATE KEY-----", "end": "-----END PRIVATE KEY-----"}
-_SCRUBBED = re.compile(r"^<!-- redacted:([a-z0-9-]+)")
+_SCRUBBED = re.compile(r"^<!-- ?redacted:([a-z0-9-]+)")
 
 
 def scrubbed_line(length: int, kind: str) -> bytes:
     """A comment line of exactly `length` bytes that says a secret was removed."""
-    text = f"<!-- redacted:{kind} -->"
-    if len(text) <= length:
-        return (text + " " * (length - len(text))).encode("ascii")
+    for text in (f"<!-- redacted:{kind} -->", f"<!--redacted:{kind}-->"):
+        if len(text) <= length:
+            return (text + " " * (length - len(text))).encode("ascii")
     if length >= 7:
         return ("<!--" + " " * (length - 7) + "-->").encode("ascii")
     return b" " * length
@@ -312,9 +316,9 @@ def scrubbed_line(length: int, kind: str) -> bytes:
 def scrub_kind(text: str) -> str:
     """What a scrubbed line says it was (key block edges keep their role)."""
     if "-----BEGIN" in text and "PRIVATE KEY" in text:
-        return "private-key-begin"
+        return "key-begin"
     if "-----END" in text and "PRIVATE KEY" in text:
-        return "private-key-end"
+        return "key-end"
     return "secret"
 
 
