@@ -21,7 +21,6 @@ fingerprint arriving with the entry itself (an import, an agent's write) is drop
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 
 from memdesk.core.entry import Entry
@@ -69,10 +68,20 @@ def checked_texts(entry: Entry) -> list[str]:
     ]
 
 
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
 def fingerprint(entry: Entry) -> str:
-    """Identifies the text a person cleared: any change to it makes a new fingerprint."""
-    data = json.dumps(checked_texts(entry), ensure_ascii=False)
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:16]
+    """Identifies the flagged texts a person cleared (short hashes, comma-separated):
+    a clearance covers exactly those words, so any new or changed text that looks like
+    an injection is flagged again, while other edits (a tag, a status) keep it."""
+    flagged = {_short_hash(t) for t in checked_texts(entry) if t and find_injection(t)}
+    return ",".join(sorted(flagged))
+
+
+def _covered(entry: Entry, cleared: str) -> bool:
+    return bool(cleared) and set(fingerprint(entry).split(",")) <= set(cleared.split(","))
 
 
 def injection_in(entry: Entry) -> Finding | None:
@@ -155,7 +164,7 @@ def screen(entry: Entry, *, cleared: str = "") -> Verdict:
     # Detection reads the text as written (a redaction must not hide an attack).
     finding = injection_in(entry)
     if finding is not None:
-        if cleared and cleared == fingerprint(clean):
+        if _covered(entry, cleared):
             clean.flags[CLEARED_FLAG] = cleared
         else:
             clean.flags.setdefault(finding.severity, finding.reason)
