@@ -314,7 +314,7 @@ _RULES: list[tuple[str, str, tuple[str, ...] | None, str, bool]] = [
         ("silently", "without", "not", "don't", "never", "secretly", "quietly", "hide"),
         r"(?i)\b(?:run|execute)\s+(?:this|these|the\s+following)\s+(?:commands?|scripts?)\s+(?:silently|quietly|"
         r"secretly|without\s+(?:asking|telling))|"
-        r"\bwithout\s+(?:telling|asking|informing|notifying|alerting)\s+the\s+(?:user|human|person|owner)\b|"
+        r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+(?:user|human|person|owner)\b|"
         r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|let)\s+the\s+(?:user|human|person|owner)\b|"
         r"\b(?:secretly|silently|quietly)\s+(?:send|upload|run|execute|add|append|exfiltrate|copy|forward)\b|"
         r"\bhide\s+(?:this|it|the\s+\w+)\s+from\s+the\s+(?:user|human)\b",

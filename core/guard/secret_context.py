@@ -79,9 +79,13 @@ def _classes(value: str) -> int:
     )
 
 
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
 def looks_like_path_or_word(value: str) -> bool:
-    """`src/app/Main.tsx`, `snake_case_name`, `some-long-kebab-word`: not a secret."""
-    if value.startswith(("http", "/", "./", "~", "[REDACTED")):
+    """`src/app/Main.tsx`, `snake_case_name`, `some-long-kebab-word`, a UUID (session
+    and message ids name things, they grant nothing): not a secret."""
+    if value.startswith(("http", "/", "./", "~", "[REDACTED")) or _UUID.fullmatch(value):
         return True
     parts = re.split(r"[/.]", value.strip("/."))
     if len(parts) > 1 and all(_PATH_SEGMENT.fullmatch(p) for p in parts if p):

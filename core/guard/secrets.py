@@ -24,6 +24,7 @@ from memdesk.core.guard.secret_rules import (
 )
 
 REDACTED_PREFIX = "[REDACTED:"
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 ALREADY = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 
 
@@ -47,6 +48,8 @@ def _assignment(m: re.Match[str]) -> str:
     key, value = m.group("key"), m.group("value").rstrip(".,:;)]}")
     if len(value) < 4 or PLACEHOLDER.match(value) or value.startswith(REDACTED_PREFIX):
         return m.group(0)
+    if "session" in key.lower() and UUID.fullmatch(value):
+        return m.group(0)  # an agent's session id (a UUID) names a log, it grants nothing
     upper = key.upper()
     if "AWS" in upper and "SECRET" in upper:
         kind = "aws-secret"
