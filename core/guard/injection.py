@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memdesk.core.guard.injection_rules import INJECTION_RULES, NEGATION, SUSPICIOUS
+from memdesk.core.guard.injection_signals import combined_signals
 from memdesk.core.guard.normalise import variants
 
 
@@ -63,13 +64,20 @@ def find_injection(text: str) -> Finding | None:
     if not text:
         return None
     weaker: Finding | None = None
-    for reading in variants(text):
+    readings = variants(text)
+    for reading in readings:
         finding = _find_in(reading)
         if finding is None:
             continue
         if finding.suspicious:
             return finding
         weaker = weaker or finding
+    for reading in readings:
+        signals = combined_signals(reading)
+        if signals:
+            return Finding(
+                "combines moves of an injection: " + ", ".join(sorted(signals)), SUSPICIOUS
+            )
     return weaker
 
 
