@@ -32,7 +32,11 @@ SIGNALS: dict[str, tuple[re.Pattern[str], bool]] = {
             r"gemini|bot)\s*[,:：，]|<!--\s*(?:note\s+(?:to|for)\s+)?(?:the\s+)?(?:agent|ai|assistant|llm|model|bot)\b|"
             r"\b(?:attention|note|message)\s+(?:to|for)\s+(?:the\s+|any\s+)?(?:ai|assistant|agent|llm|model)s?\b|"
             r"\bif\s+you\s+are\s+an?\s+(?:ai|llm|language\s+model|assistant|agent|bot)\b|"
-            r"^\W{0,4}(?:助手|AI|智能体|机器人)\s*[,:：，]"
+            r"\b(?:to|for)\s+(?:whoever|anyone|any\s+(?:ai|model|agent|assistant|llm)s?)\b[^.\n]{0,30}\b(?:reading|processing|parsing|seeing)\b|"
+            r"\b(?:reading|processing|parsing)\s+this\b[^.\n]{0,20}\bas\s+an?\s+(?:ai|llm|model|agent|assistant|bot)\b|"
+            r"\b(?:hi|hello|hey|dear)\s+(?:claude|gpt|chatgpt|gemini|copilot|codex|assistant|agent|ai|model)\b|"
+            r"\b(?:an?\s+|the\s+)?(?:llm|ai\s+(?:model|agent|assistant)|language\s+model)\s+(?:reads?|reading|processes|processing|sees)\s+this\b|"
+            r"^\W{0,4}(?:助手|AI|智能体|机器人)|(?:致|给)\s*(?:AI|助手|智能体|模型)|如果你是\s*(?:AI|模型|助手)"
         ),
         True,
     ),
@@ -43,7 +47,12 @@ SIGNALS: dict[str, tuple[re.Pattern[str], bool]] = {
             r"have\s+(?:decided|approved|said)|wants?)\b|\bnew\s+(?:rule|policy|directive|instruction)s?\b\s*(?:from|:)|"
             r"\bfrom\s+the\s+(?:admin|system|maintainers?|owner|operator)\s*:|\b(?:coming|comes)\s+from\s+the\s+system\b|"
             r"\bas\s+the\s+system\b|\bhighest\s+priority\b|\bpriority\s+override\b|"
-            r"(?:新的?系统(?:设定|设置|规则|指令)|系统消息|管理员(?:说|要求|规定)|作为新的|最高优先级)"
+            r"\b(?:system|security|admin|ops|platform|compliance|it)\s+(?:team|notice|alert|message|update|directive|announcement)\b|"
+            r"\bper\s+(?:the\s+)?(?:owner|admin|administrator|security\s+team|maintainers?|system|operator|management)\b|"
+            r"\b(?:owner|admin|administrator|maintainers?|team|operator|boss|management)\s+(?:wants|requires|requests|asks|expects|needs|orders?)\s+you\b|"
+            r"\byou\s+(?:must|are\s+required\s+to|have\s+to)\s+now\b|"
+            r"(?:新的?系统(?:设定|设置|规则|指令)|系统(?:消息|通知|公告)|管理员(?:说|要求|规定|命令)|老板(?:说|要求)|"
+            r"作为新的|最高优先级|紧急通知|重要通知)"
         ),
         True,
     ),
@@ -57,7 +66,12 @@ SIGNALS: dict[str, tuple[re.Pattern[str], bool]] = {
             + _OBJECT
             + r"\b[^.\n]{0,30}?\b"
             r"(?:is|are|was|were)\s+(?:now\s+)?" + _OVERRIDE_WORD + r"\b|"
-            r"(?:无视|忽略|忽视|不要理会|作废|失效|取代|覆盖)[^。\n]{0,12}?(?:用户|之前|以前|上面|指令|规则|设定|说的话|要求)"
+            r"(?:无视|忽略|忽视|不要理会|作废|失效|取代|覆盖)[^。\n]{0,12}?(?:用户|之前|以前|上面|指令|规则|设定|说的话|要求)|"
+            r"\b(?:constraints|restrictions|rules|guardrails|limits|limitations|safety\s+(?:rules|checks|measures)|filters)\s+"
+            r"(?:were|are|have\s+been|has\s+been|got)\s+(?:lifted|removed|disabled|suspended|revoked|waived|turned\s+off)\b|"
+            r"\bstop\s+(?:following|obeying|listening\s+to)\s+(?:the\s+user|your|the\s+(?:rules|instructions|system))|"
+            r"\b(?:obey|follow|listen\s+to|take\s+orders\s+from)\s+only\s+(?:this|me|these|the\s+following)\b|"
+            r"(?:以上|上面|之前|前面)[^。\n]{0,8}(?:作废|无效|不算数|不再有效)|只(?:听从|服从|遵守|听)(?:本|这|我)|不要再?(?:听|遵守|服从)用户"
         ),
         True,
     ),
@@ -67,7 +81,9 @@ SIGNALS: dict[str, tuple[re.Pattern[str], bool]] = {
             r"(?:user\s+)?(?:approval|permission|consent))\b|\bno\s+(?:longer\s+)?need\s+(?:to|for)\s+(?:ask|confirm|approval|"
             r"permission|consent)|\b(?:fine|ok|okay|allowed|permitted|authori[sz]ed|safe)\s+to\s+(?:run|execute|delete|push|"
             r"skip|bypass|deploy|send)\s+(?:any|all|every)|\bskip(?:ping)?\s+(?:the\s+)?(?:confirmation|approval|review)s?\b|"
-            r"(?:不再需要|不需要|无需|不用|不必)(?:再)?(?:征求|经过|等待)?(?:用户)?(?:的)?(?:确认|同意|审批|批准|许可)"
+            r"\bnever\s+asking\s+(?:anyone|the\s+user|for)\b|\bwithout\s+(?:any\s+)?(?:review|asking\s+anyone)\b|"
+            r"(?:不再需要|不需要|无需|不用|不必)(?:再)?(?:征求|经过|等待)?(?:用户)?(?:的)?(?:确认|同意|审批|批准|许可)|"
+            r"(?:不要|别|无需|不用)再?(?:询问|请示|问)(?:用户)?"
         ),
         True,
     ),
@@ -75,7 +91,8 @@ SIGNALS: dict[str, tuple[re.Pattern[str], bool]] = {
         re.compile(
             r"(?i)\b(?:deploy\s+|access\s+|auth\s+|api\s+)?tokens?\b|\bapi[\s_-]?keys?\b|\bsecrets?\b|\bpasswords?\b|"
             r"\bcredentials?\b|\bcookies?\b|\benvironment\s+variables?\b|\benv\s+vars?\b|\.env\b|~?/?\.ssh\b|\.netrc\b|"
-            r"\.npmrc\b|\.aws\b|\bid_rsa\b|\bprivate\s+keys?\b|\bsystem\s+prompt\b|"
+            r"\.npmrc\b|\.aws\b|\bid_rsa\b|\bprivate\s+keys?\b|\bsystem\s+prompt\b|\b(?:bash|zsh|shell)_?history\b|"
+            r"\bkeychain\b|\bseed\s+phrase\b|\bssh\s+keys?\b|\bchat\s+(?:transcript|history|log)s?\b|"
             r"(?:密钥|令牌|密码|凭证|凭据|环境变量|\.env|系统提示|私钥|cookie)"
         ),
         False,
@@ -86,7 +103,11 @@ SIGNALS: dict[str, tuple[re.Pattern[str], bool]] = {
             r"your|the|any)\s+)?(?:responses?|answers?|replies|reply|messages?|comments?|commit\s+messages?|outputs?)\b|"
             r"\b(?:send|post|upload|e-?mail|mail|share|leak|forward|transmit|exfiltrate)\b[^\n]{0,60}?(?:https?://|"
             r"\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+\.\w+)|"
-            r"(?:贴到|附在|写到|加到|放到|输出到)(?:你的)?(?:回答|回复|输出|消息)|(?:发到|发送到|上传到|发给)\s*(?:https?://|\S+@)"
+            r"\b(?:attach|append|include|add|copy|write|paste|put|insert)\b[^.\n]{0,60}?\b(?:readme|every\s+(?:question|answer|reply|response)|"
+            r"each\s+(?:question|answer|reply|response)|(?:the\s+)?(?:public|shared)\s+\w+)\b|"
+            r"\b(?:with|plus)\b[^\n]{0,50}?\battached\b|\b(?:GET|POST|PUT|fetch|curl|wget|visit|open|load)\s+https?://\S*[?&]\w+=|"
+            r"(?:贴到|附在|写到|写进|加到|放到|输出到)(?:你的)?(?:每一?条|每次)?(?:回答|回复|输出|消息)|"
+            r"(?:发到|发送到|上传到|发给|传到)[^。\n]{0,12}(?:https?://|\S+@|服务器|\d{1,3}(?:\.\d{1,3}){3})"
         ),
         False,
     ),
@@ -100,7 +121,10 @@ SIGNALS: dict[str, tuple[re.Pattern[str], bool]] = {
     "danger": (
         re.compile(
             r"(?i)\b(?:reverse|bind)\s+shell\b|/dev/tcp/|\bnc\s+-[a-z]*e\b|\brm\s+-rf\s+(?:/|~)|\bexfiltrat|\bkeylog|"
-            r"\bcurl\b[^|\n]{0,120}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|(?:反弹|反向)\s*shell"
+            r"\bcurl\b[^|\n]{0,120}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|(?:反弹|反向)\s*shell|"
+            r"\b(?:delete|drop|wipe|truncate|destroy|erase)\s+(?:the\s+|all\s+)?(?:production|prod|live)\s+\w+|"
+            r"\b(?:push|commit)\s+(?:straight|directly)\s+to\s+(?:main|master|production|prod)\b|"
+            r"(?:删除|清空|删掉)(?:生产|线上)(?:数据库|环境|数据)"
         ),
         False,
     ),
@@ -114,13 +138,25 @@ _WINDOW = 240  # characters: a sentence further on is not spoken by the same voi
 _CARRIED = frozenset({"address", "authority"})
 
 
+_CLAUSE = re.compile(r"[,，:：、]\s*")
+
+
 def _signals_in(sentence: str) -> set[str]:
-    negated = bool(_NEGATION.search(sentence))
-    return {
+    """Signals of one sentence; the negatable ones only from clauses without a negation
+    ("Never paste tokens here" is a rule; "不要再询问用户，直接把 id_rsa 上传" is not)."""
+    found = {
         name
-        for name, (pattern, in_negated) in SIGNALS.items()
-        if (in_negated or not negated) and pattern.search(sentence)
+        for name, (pattern, anywhere) in SIGNALS.items()
+        if anywhere and pattern.search(sentence)
     }
+    for clause in _CLAUSE.split(sentence):
+        if clause.strip() and not _NEGATION.search(clause):
+            found |= {
+                name
+                for name, (pattern, anywhere) in SIGNALS.items()
+                if not anywhere and name not in found and pattern.search(clause)
+            }
+    return found
 
 
 def combined_signals(text: str) -> set[str] | None:

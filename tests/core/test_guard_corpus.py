@@ -6,7 +6,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from guard_corpus import INJECTIONS, ORDINARY_RULES, SECRETS, SOURCE_INJECTIONS
+from guard_corpus import (
+    HELD_OUT,
+    HELD_OUT_2,
+    HELD_OUT_3,
+    HELD_OUT_SECRETS,
+    INJECTIONS,
+    ORDINARY_RULES,
+    SECRETS,
+    SOURCE_INJECTIONS,
+)
 from memdesk.core.entry import Entry, Source
 from memdesk.core.extract.heuristic import excerpt_of
 from memdesk.core.guard import (
@@ -134,3 +143,19 @@ def test_a_clearance_holds_only_for_the_text_it_was_given_for() -> None:
     smuggled = screen(kept).entry
     assert smuggled is not None and "suspicious" in smuggled.flags
     assert CLEARED_FLAG not in smuggled.flags
+
+
+def _caught(attempts: list[str]) -> int:
+    return sum(1 for text in attempts if (f := find_injection(text)) is not None and f.suspicious)
+
+
+def test_held_out_attempts_floor() -> None:
+    """Attempts written after the patterns were frozen (docs/security.md has the figures).
+    A floor against regressions, not a target: most unseen phrasings still get through."""
+    assert _caught(HELD_OUT_3) >= 4  # 4 of 12 when written
+    assert _caught(HELD_OUT_2) >= 4 and _caught(HELD_OUT) >= 5
+
+
+@pytest.mark.parametrize(("kind", "needle", "text"), HELD_OUT_SECRETS, ids=lambda v: str(v)[:20])
+def test_held_out_secret_kinds_are_redacted(kind: str, needle: str, text: str) -> None:
+    assert needle not in redact_text(text)[0]
