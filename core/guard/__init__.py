@@ -30,8 +30,15 @@ from memdesk.core.guard.screen import (
     fingerprint,
     injection_in,
     screen,
+    secrets_in,
 )
-from memdesk.core.guard.secrets import REDACTED_PREFIX, redact_data, redact_text, shorten_home_paths
+from memdesk.core.guard.secrets import (
+    REDACTED_PREFIX,
+    redact_data,
+    redact_text,
+    secret_kinds,
+    shorten_home_paths,
+)
 
 __all__ = [
     "CLEARED_FLAG",
@@ -57,6 +64,8 @@ __all__ = [
     "redact_data",
     "redact_text",
     "screen",
+    "secret_kinds",
+    "secrets_in",
     "shorten_home_paths",
     "variants",
 ]

@@ -33,7 +33,7 @@ from memdesk.core.guard.refusals import (
     looks_like_tool_output,
     nothing_useful_left,
 )
-from memdesk.core.guard.secrets import redact_text, shorten_home_paths
+from memdesk.core.guard.secrets import redact_text, secret_kinds, shorten_home_paths
 
 CLEARED_FLAG = "cleared"
 FLAG_NAMES: tuple[str, ...] = (SUSPICIOUS, REVIEW)
@@ -70,6 +70,25 @@ def checked_texts(entry: Entry) -> list[str]:
 
 def _short_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def secrets_in(entry: Entry) -> list[tuple[str, str]]:
+    """(field, kind) of every secret an entry on disk holds: what a health check reports
+    for entries written before the guard knew a kind, or by hand."""
+    src = entry.source
+    fields: list[tuple[str, str]] = [
+        ("summary", entry.summary),
+        *(("facts", f) for f in entry.facts),
+        *(("tags", t) for t in entry.tags),
+        *(("section", s) for s in entry.section),
+        *(("flags", v) for v in entry.flags.values()),
+        ("source.excerpt", src.excerpt),
+        *(("source.files", f) for f in src.files),
+        *(("source.commands", c) for c in src.commands),
+        ("source.locator", src.locator),
+        ("source.session_id", src.session_id),
+    ]
+    return [(name, kind) for name, text in fields if text for kind in secret_kinds(text)]
 
 
 def fingerprint(entry: Entry) -> str:

@@ -9,6 +9,7 @@ passwords in URLs, then the rules that look at the words around a value
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from memdesk.core.guard.secret_context import CONTEXT_FINDERS, mark
@@ -125,6 +126,21 @@ def redact_text(text: str) -> tuple[str, int]:
             if n:
                 lowered = text.lower()
     return text, len(ALREADY.findall(text)) - before
+
+
+def secret_kinds(text: str) -> list[str]:
+    """The kinds of secret in `text`, one per occurrence; [] when clean."""
+    redacted, count = redact_text(text)
+    if not count:
+        return []
+    already = Counter(ALREADY.findall(text))
+    kinds: list[str] = []
+    for marker in ALREADY.findall(redacted):
+        if already[marker]:
+            already[marker] -= 1
+        else:
+            kinds.append(marker[len(REDACTED_PREFIX) : -1])
+    return kinds
 
 
 def redact_data(value: Any) -> tuple[Any, int]:

@@ -26,6 +26,7 @@ from memdesk.core.guard import (
     redact_across,
     redact_text,
     screen,
+    secrets_in,
 )
 
 KINDS = [kind for kind, _, _ in SECRETS]
@@ -159,3 +160,17 @@ def test_held_out_attempts_floor() -> None:
 @pytest.mark.parametrize(("kind", "needle", "text"), HELD_OUT_SECRETS, ids=lambda v: str(v)[:20])
 def test_held_out_secret_kinds_are_redacted(kind: str, needle: str, text: str) -> None:
     assert needle not in redact_text(text)[0]
+
+
+def test_secrets_in_names_field_and_kind_for_a_health_check() -> None:
+    entry = Entry(
+        "Deploy with AKIAQ3EGUJ7XWRK4PZTN",
+        facts=["the staging database password is hunter2x!"],
+        source=Source(locator="postgres://app:Sup3rS3cret!x@db/app"),
+    )
+    assert secrets_in(entry) == [
+        ("summary", "aws-access-key-id"),
+        ("facts", "password"),
+        ("source.locator", "url-password"),
+    ]
+    assert secrets_in(Entry("Use pnpm, not npm")) == []
