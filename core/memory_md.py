@@ -336,6 +336,15 @@ def _context_text(line: str) -> str:
     return ""
 
 
+# A line that can be a piece of a secret spanning lines: a key block's edge or body, or
+# a line ending in `:`/`=` (a value on the next line). Only these make a file be read whole.
+_FRAGMENT = re.compile(
+    r"-----(?:BEGIN|END)|PRIVATE KEY|PuTTY-User-Key|^[A-Za-z0-9+/]{40,}={0,2}$|"
+    r"<!-- ?redacted:|[:=：]\s*$"
+)
+_CONTEXT_LINES = 120
+
+
 def _mark_multiline_secrets(found: list[ExternalLine]) -> None:
     """Mark new lines that belong to a secret spanning lines, reading each file whole
     (lines ingested earlier are the context of lines appended now)."""
@@ -343,7 +352,7 @@ def _mark_multiline_secrets(found: list[ExternalLine]) -> None:
 
     by_path: dict[Path, dict[int, ExternalLine]] = {}
     for line in found:
-        if line.path is not None:
+        if line.path is not None and _FRAGMENT.search(line.text):
             by_path.setdefault(line.path, {})[line.offset] = line
     for path, lines in by_path.items():
         try:
@@ -351,6 +360,10 @@ def _mark_multiline_secrets(found: list[ExternalLine]) -> None:
         except OSError:
             continue
         numbered = _split_lines(data[: data.rfind(b"\n") + 1])
+        # Only the stretch from a little before the first new fragment: a key block is
+        # tens of lines, and the whole file of a busy agent is thousands.
+        first = next((i for i, (offset, _) in enumerate(numbered) if offset in lines), 0)
+        numbered = numbered[max(0, first - _CONTEXT_LINES) :]
         texts = [_context_text(raw.decode("utf-8", "replace")) for _, raw in numbered]
         for index in multiline_secret_lines(texts):
             line = lines.get(numbered[index][0])

@@ -9,11 +9,12 @@ over `review` (shown to the reviewer, injected once approved).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from memdesk.core.guard.injection_rules import INJECTION_RULES, NEGATION, SUSPICIOUS
 from memdesk.core.guard.injection_signals import combined_signals
-from memdesk.core.guard.normalise import variants
+from memdesk.core.guard.normalise import decoded_base64, variants
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,16 @@ def _find_in(text: str) -> Finding | None:
     return weaker
 
 
+# One word of path or id characters (a locator, a file name, a session id): nothing to
+# read as an instruction unless a base64 segment in it decodes to text.
+_PLAIN_TOKEN = re.compile(r"[\w.:/@#~+=,-]{1,80}")
+
+
 def find_injection(text: str) -> Finding | None:
     """The strongest injection finding in any reading of `text`, or None."""
     if not text:
+        return None
+    if text.isascii() and _PLAIN_TOKEN.fullmatch(text) and not decoded_base64(text):
         return None
     weaker: Finding | None = None
     readings = variants(text)

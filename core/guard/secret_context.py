@@ -259,8 +259,11 @@ def _has_secret_word(lowered: str) -> bool:
     return any(word in lowered for word in _SECRET_WORDS_LOWER)
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def _has_digit(text: str) -> bool:
-    return any(c.isdigit() for c in text)
+    return _DIGIT.search(text) is not None
 
 
 # (name, cheap pre-check, finder), run in this order after the format rules.

@@ -29,6 +29,16 @@ UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-
 ALREADY = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
 
 
+_ALL_NEEDLES = frozenset(n for rule in PROVIDER_RULES for n in rule.needles or ())
+_ANY_NEEDLE = re.compile("|".join(re.escape(n) for n in sorted(_ALL_NEEDLES)))
+# What the context rules and assignments need: a secret-ish word, a long run of token
+# characters with a digit, or a non-ASCII text (Chinese key words).
+_MAY_HOLD_CONTEXT_SECRET = re.compile(
+    r"(?i)pass|pwd|secret|token|key|credential|auth|bearer|signature|hmac|salt|cookie|session|"
+    r"dsn|webhook|\bpin\b|[A-Za-z0-9+/=_-]{20,}|[^\x00-\x7f]|://"
+)
+
+
 def _apply_rule(rule: SecretRule, text: str) -> str:
     if not rule.group_only:
         return rule.pattern.sub(mark(rule.kind), text)
@@ -109,10 +119,13 @@ def redact_text(text: str) -> tuple[str, int]:
     """Replace every secret in `text` by `[REDACTED:<kind>]`; returns (text, how many)."""
     if not text:
         return text, 0
-    before = len(ALREADY.findall(text))
     lowered = text.lower()
+    if not _ANY_NEEDLE.search(lowered) and not _MAY_HOLD_CONTEXT_SECRET.search(text):
+        return text, 0  # the common case: no format's needle, no digit run, no key word
+    before = len(ALREADY.findall(text))
+    present = {n for n in _ALL_NEEDLES if n in lowered}
     for rule in PROVIDER_RULES:
-        if rule.needles is not None and not any(n in lowered for n in rule.needles):
+        if rule.needles is not None and present.isdisjoint(rule.needles):
             continue
         text = _apply_rule(rule, text)
     if ("=" in text or ":" in text) and any(n in lowered for n in ASSIGNMENT_NEEDLES):
