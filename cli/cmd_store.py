@@ -58,6 +58,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--facts", nargs="*", help="replace the facts")
     p.add_argument("--tags", nargs="*", help="replace the tags")
     p.add_argument(
+        "--clear-flag",
+        choices=("suspicious", "review"),
+        help="clear the guard's flag: you have read the entry and trust it (as `clear-flag`)",
+    )
+    p.add_argument(
         "--base-version",
         type=int,
         help="the version you read; a newer version on disk is 3-way merged",
@@ -250,9 +255,13 @@ def run_edit(args: argparse.Namespace, ctx: CliContext) -> int:
             changes[name] = value
     if args.tag:
         changes["tags"] = [*changes.get("tags", store.get(entry_id).tags), *args.tag]
-    if not changes:
+    if not changes and not args.clear_flag:
         raise UserError("nothing to change: give --summary, --kind, --scope, ... ")
-    entry = store.edit(entry_id, changes, base_version=args.base_version, actor=ACTOR)
+    entry = store.get(entry_id)
+    if changes:
+        entry = store.edit(entry_id, changes, base_version=args.base_version, actor=ACTOR)
+    if args.clear_flag:
+        entry = store.clear_flag(entry_id, args.clear_flag, actor=ACTOR)
     if args.json:
         ctx.print_json(entry.to_json())
     else:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,11 @@ RETIRED_IDLE_SECONDS = 3600  # where open files cannot be listed (not Linux)
 class ExternalLine:
     text: str  # the line without its bullet
     locator: str  # MEMORY.md:LINE or .memdesk/retired/NAME@OFFSET
+    path: Path | None = None  # the file the line is in, and where: for `scrub`
+    offset: int = 0
+    raw: bytes = b""
+    # Part of a secret that spans lines (a key block appended line by line): refused.
+    multiline_secret: bool = False
 
 
 @dataclass
@@ -124,7 +130,7 @@ class MemoryFile:
         found: list[ExternalLine] = []
         seen: set[str] = set()
 
-        def take(raw_line: str, locator: str) -> None:
+        def take(raw_line: str, locator: str, where: tuple[Path, int, bytes] | None = None) -> None:
             if not is_content_line(raw_line):
                 return
             text = line_text(raw_line)
@@ -132,15 +138,47 @@ class MemoryFile:
             if digest in state.rendered or digest in state.ingested or digest in seen:
                 return
             seen.add(digest)
-            found.append(ExternalLine(text, locator))
+            path, offset, raw = where if where else (None, 0, b"")
+            found.append(ExternalLine(text, locator, path, offset, raw))
 
         data, inode = self._read_complete(self.path)
         state.live = (inode, len(data))
-        for number, raw_line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-            take(raw_line, f"{MEMORY_FILE}:{number}")
+        for number, (offset, raw) in enumerate(_split_lines(data), 1):
+            take(
+                raw.decode("utf-8", "replace"), f"{MEMORY_FILE}:{number}", (self.path, offset, raw)
+            )
         self._drain_retired(state, take)
         state.ingested |= seen
+        _mark_multiline_secrets(found)
         return found, state
+
+    def scrub(self, lines: list[ExternalLine]) -> int:
+        """Overwrite these lines where they are (MEMORY.md or a retired inode) by a
+        comment of the same length: a refused secret leaves every file memdesk keeps,
+        while byte offsets (and appenders holding the file open) stay valid."""
+        done = 0
+        for line in lines:
+            kind = scrub_kind(line.text)
+            if line.path is None or not line.raw:
+                continue
+            with contextlib.suppress(OSError), open(line.path, "r+b") as handle:
+                # Every copy of the line (a repeated line was read once), wherever the
+                # file has it now.
+                data = handle.read()
+                at = data.find(line.raw)
+                while at >= 0:
+                    end = at + len(line.raw)
+                    if (at == 0 or data[at - 1 : at] == b"\n") and data[end : end + 1] in (
+                        b"\n",
+                        b"\r",
+                    ):
+                        handle.seek(at)
+                        handle.write(scrubbed_line(len(line.raw), kind))
+                        done += 1
+                    at = data.find(line.raw, end)
+                handle.flush()
+                os.fsync(handle.fileno())
+        return done
 
     @staticmethod
     def _read_complete(path: Path, offset: int = 0) -> tuple[bytes, int]:
@@ -173,8 +211,12 @@ class MemoryFile:
                 del state.retired[name]
                 continue
             data, _ = self._read_complete(path, consumed)
-            for raw_line in data.decode("utf-8", "replace").splitlines():
-                take(raw_line, f".memdesk/retired/{name}@{consumed}")
+            for offset, raw in _split_lines(data, consumed):
+                take(
+                    raw.decode("utf-8", "replace"),
+                    f".memdesk/retired/{name}@{consumed}",
+                    (path, offset, raw),
+                )
             consumed += len(data)
             state.retired[name] = consumed
             idle = time.time() - st.st_mtime
@@ -244,6 +286,89 @@ class MemoryFile:
                 os.link(self.path, target)
             # collect_external read this inode up to `live`; later appends are drained.
             state.retired[name] = state.live[1] if state.live[0] == st.st_ino else 0
+
+
+def _split_lines(data: bytes, base: int = 0) -> list[tuple[int, bytes]]:
+    """(byte offset, line without its newline) for every line of `data`."""
+    out: list[tuple[int, bytes]] = []
+    offset = 0
+    for raw in data.split(b"\n"):
+        if raw or offset < len(data):
+            out.append((base + offset, raw.rstrip(b"\r")))
+        offset += len(raw) + 1
+    return [item for item in out if item[0] - base < len(data)]
+
+
+SCRUB_KINDS = {"begin": "-----BEGIN PRIVATE KEY-----", "end": "-----END PRIVATE KEY-----"}
+_SCRUBBED = re.compile(r"^<!-- ?redacted:([a-z0-9-]+)")
+
+
+def scrubbed_line(length: int, kind: str) -> bytes:
+    """A comment line of exactly `length` bytes that says a secret was removed."""
+    for text in (f"<!-- redacted:{kind} -->", f"<!--redacted:{kind}-->"):
+        if len(text) <= length:
+            return (text + " " * (length - len(text))).encode("ascii")
+    if length >= 7:
+        return ("<!--" + " " * (length - 7) + "-->").encode("ascii")
+    return b" " * length
+
+
+def scrub_kind(text: str) -> str:
+    """What a scrubbed line says it was (key block edges keep their role)."""
+    if "-----BEGIN" in text and "PRIVATE KEY" in text:
+        return "key-begin"
+    if "-----END" in text and "PRIVATE KEY" in text:
+        return "key-end"
+    return "secret"
+
+
+def _context_text(line: str) -> str:
+    """A line as the secret scan reads it: a scrubbed key line stands for what it was,
+    so the rest of a key block appended later is still seen as inside the block."""
+    found = _SCRUBBED.match(line.strip())
+    if not found:
+        return line
+    kind = found.group(1)
+    if kind.endswith("-begin"):
+        return SCRUB_KINDS["begin"]
+    if kind.endswith("-end"):
+        return SCRUB_KINDS["end"]
+    return ""
+
+
+# A line that can be a piece of a secret spanning lines: a key block's edge or body, or
+# a line ending in `:`/`=` (a value on the next line). Only these make a file be read whole.
+_FRAGMENT = re.compile(
+    r"-----(?:BEGIN|END)|PRIVATE KEY|PuTTY-User-Key|^[A-Za-z0-9+/]{40,}={0,2}$|"
+    r"<!-- ?redacted:|[:=：]\s*$"
+)
+_CONTEXT_LINES = 120
+
+
+def _mark_multiline_secrets(found: list[ExternalLine]) -> None:
+    """Mark new lines that belong to a secret spanning lines, reading each file whole
+    (lines ingested earlier are the context of lines appended now)."""
+    from memdesk.core.guard import multiline_secret_lines
+
+    by_path: dict[Path, dict[int, ExternalLine]] = {}
+    for line in found:
+        if line.path is not None and _FRAGMENT.search(line.text):
+            by_path.setdefault(line.path, {})[line.offset] = line
+    for path, lines in by_path.items():
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        numbered = _split_lines(data[: data.rfind(b"\n") + 1])
+        # Only the stretch from a little before the first new fragment: a key block is
+        # tens of lines, and the whole file of a busy agent is thousands.
+        first = next((i for i, (offset, _) in enumerate(numbered) if offset in lines), 0)
+        numbered = numbered[max(0, first - _CONTEXT_LINES) :]
+        texts = [_context_text(raw.decode("utf-8", "replace")) for _, raw in numbered]
+        for index in multiline_secret_lines(texts):
+            line = lines.get(numbered[index][0])
+            if line is not None:
+                line.multiline_secret = True
 
 
 def open_inodes() -> set[tuple[int, int]] | None:

@@ -73,6 +73,15 @@ class Conflict:
         return [f.name for f in self.fields]
 
 
+def redacted_conflict(conflict: Conflict) -> Conflict:
+    """The conflict with every secret in it redacted: `ours` is what a writer wanted,
+    before the guard saw it, and a saved conflict is a file on disk."""
+    from memdesk.core.guard import redact_data
+
+    data, _ = redact_data(conflict.to_json())
+    return Conflict.from_json(data)
+
+
 class MergeConflict(Exception):
     """Raised by a write whose changes overlap a newer version on disk."""
 

@@ -37,9 +37,16 @@ from memdesk.core.entry import (
     text_hash,
 )
 from memdesk.core.entry_files import Problem, is_within, read_entry_file, write_entry_file
+from memdesk.core.guard.screen import CLEARED_FLAG
 from memdesk.core.journal import Journal, JournalRecord, new_group
-from memdesk.core.memory_md import MemoryFile, MemoryState
-from memdesk.core.merge import Conflict, FieldConflict, MergeConflict, merge_entry_dicts
+from memdesk.core.memory_md import ExternalLine, MemoryFile, MemoryState
+from memdesk.core.merge import (
+    Conflict,
+    FieldConflict,
+    MergeConflict,
+    merge_entry_dicts,
+    redacted_conflict,
+)
 
 META_DIR = ".memdesk"
 # `source.origin` of entries that live in a managed memory file (core/memfiles/).
@@ -527,10 +534,10 @@ class Store:
 
     # -- guard -------------------------------------------------------------------
     @staticmethod
-    def _screen(entry: Entry) -> Entry:
+    def _screen(entry: Entry, cleared: str = "") -> Entry:
         from memdesk.core.guard import screen
 
-        verdict = screen(entry)
+        verdict = screen(entry, cleared=cleared)
         if verdict.entry is None:
             raise GuardRefused(verdict.reasons or ["refused"])
         # Validate and normalise exactly as a read from disk would (trimmed summary,
@@ -612,9 +619,9 @@ class Store:
                         result.merged,
                         created=now().isoformat(),
                     )
-                    raise MergeConflict(conflict)
+                    raise MergeConflict(redacted_conflict(conflict))
                 wanted = Entry.from_dict(_no_nulls(result.merged))
-            after = self._screen(wanted)
+            after = self._screen(wanted, cleared=current.flags.get(CLEARED_FLAG, ""))
             after.id, after.created = current.id, current.created
             after.version = current.version + 1
             after.updated = now()
@@ -650,6 +657,27 @@ class Store:
                 removed.append(self.get(entry_id))
             self._stage([_Op(op, e.id, e, None) for e in removed], actor, op)
         return removed
+
+    def clear_flag(self, entry_id: str, name: str = "suspicious", actor: str = "user") -> Entry:
+        """A person has read a flagged entry and vouches for it: the guard's flag goes,
+        and stays gone until the text it was about changes (journaled, undoable)."""
+        from memdesk.core.guard import FLAG_NAMES, fingerprint
+
+        if name not in FLAG_NAMES:
+            raise StoreError(f"unknown flag {name!r}; the guard sets: {', '.join(FLAG_NAMES)}")
+        with self.lock.held():
+            current = self.get(entry_id)
+            if name not in current.flags:
+                raise StoreError(f"entry {entry_id} has no {name!r} flag")
+            wanted = current.copy()
+            for flag in FLAG_NAMES:
+                wanted.flags.pop(flag, None)
+            after = self._screen(wanted, cleared=fingerprint(current))
+            after.id, after.created = current.id, current.created
+            after.version = current.version + 1
+            after.updated = now()
+            self._stage([_Op("clear-flag", entry_id, current, after)], actor, "clear-flag")
+            return after
 
     def reject(self, ids: Iterable[str], actor: str = "user") -> list[Entry]:
         """Reject candidates: the file goes; the journal keeps it (undo brings it back)
@@ -770,7 +798,8 @@ class Store:
     def save_conflict(self, conflict: Conflict) -> Path:
         """Keep an unresolved conflict for the conflict screen (`.memdesk/conflicts/`)."""
         path = self.conflicts_dir / f"{conflict.entry_id}.json"
-        atomic_write_text(path, json.dumps(conflict.to_json(), ensure_ascii=False, default=str))
+        data = redacted_conflict(conflict).to_json()  # unscreened text never reaches disk
+        atomic_write_text(path, json.dumps(data, ensure_ascii=False, default=str))
         return path
 
     def open_conflicts(self) -> list[Conflict]:
@@ -874,11 +903,21 @@ class Store:
     def _ingest_memory_md(self) -> tuple[list[Entry], MemoryState]:
         if self._memory_md_managed():
             return [], self.memory_file.load_state()
+        from memdesk.core.guard import redact_text
+
         lines, state = self.memory_file.collect_external()
         known = self.known_hashes() if lines else set()
         fresh: list[Entry] = []
         stamp = now().isoformat()
+        # Lines carrying a secret are overwritten where they are (MEMORY.md, retired
+        # inodes) once read: the redacted candidate, or the refusal, is all that stays.
+        secret_lines: list[ExternalLine] = []
         for line in lines:
+            if line.multiline_secret:
+                secret_lines.append(line)
+                continue  # part of a key block: refused whole
+            if redact_text(line.text)[1]:
+                secret_lines.append(line)
             digest = text_hash(line.text)
             if digest in known:
                 continue
@@ -890,11 +929,16 @@ class Store:
                 ),
             )
             fresh.append(candidate)
-        if not fresh:
-            return [], state
         # A secret or a recalled memory block appended to MEMORY.md is not kept.
         refused: list[tuple[Entry, GuardRefused]] = []
-        return self.add_many(fresh, actor="memory-md", label="ingest", refused=refused), state
+        added = (
+            self.add_many(fresh, actor="memory-md", label="ingest", refused=refused)
+            if fresh
+            else []
+        )
+        if secret_lines:
+            self.memory_file.scrub(secret_lines)
+        return added, state
 
     def render_memory_md(self) -> bool:
         """Rewrite MEMORY.md and the managed memory files from the store (after ingesting

@@ -47,6 +47,12 @@ DESK_COMMANDS: tuple[DeskCommand, ...] = (
     DeskCommand("Merge into", "Fold the candidate into an existing entry", "merge", "queue"),
     DeskCommand("Expire", "Expire the selected entries", "expire", "queue"),
     DeskCommand(
+        "Clear guard flag",
+        "You read the flagged candidate and trust it: it may reach the context",
+        "clear_flag",
+        "queue",
+    ),
+    DeskCommand(
         "Toggle selection", "Select or unselect the row under the cursor", "toggle_select", "queue"
     ),
     DeskCommand("Select all", "Select every candidate (again: none)", "select_all", "queue"),

@@ -34,6 +34,7 @@ from memdesk.core.extract.plugin import PluginResult
 from memdesk.core.extract.readers import read_messages
 from memdesk.core.extract.run import run_extractor
 from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.guard import redact_text
 
 log = logging.getLogger("memdesk.consolidate")
 NO_EXTRACTOR = "heuristic: no extractor configured"
@@ -117,7 +118,8 @@ def summarise_sessions(
         elif when is not None:
             summary.timestamp = max(summary.timestamp, when.timestamp())
         if message.role == "user" and not summary.user_input and message.kind == "text":
-            summary.user_input = message.text.strip()[:200]
+            # Redacted before the cut: the session cache is a file on disk.
+            summary.user_input = redact_text(message.text.strip())[0][:200]
     for entry in entries:
         summary = sessions.get(entry.source.session_id)
         if summary is None:

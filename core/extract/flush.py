@@ -25,7 +25,7 @@ from memdesk.core.extract.plugin import PluginResult
 from memdesk.core.extract.readers import record_messages
 from memdesk.core.extract.run import Extractor, run_extractor
 from memdesk.core.extract.settings import ExtractSettings
-from memdesk.core.guard import screen
+from memdesk.core.guard import redact_text, screen
 
 FLUSH_EVENT = "memory_flushed"
 PAYLOAD_VERSION = 1
@@ -68,7 +68,8 @@ def select_new(
             continue
         verdict = screen(candidate)
         if verdict.entry is None:
-            result.refused.append((candidate.summary[:120], verdict.reasons))
+            # Redact before cutting: the report is printed, and a cut token hides its kind.
+            result.refused.append((redact_text(candidate.summary)[0][:120], verdict.reasons))
             known.add(digest)  # the same refused text is not screened again this batch
             continue
         # The screened text may differ (redactions): dedupe on what would be stored too.

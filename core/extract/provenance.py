@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from memdesk.core.guard import redact_text
+
 # -- provenance -------------------------------------------------------------------------
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
@@ -60,9 +62,20 @@ def mentioned_commands(text: str) -> list[str]:
     return unique[:20]
 
 
+_EXCERPT_MARGIN = 2000  # characters redacted beyond the cut: longer than any token
+
+
 def excerpt_of(text: str, statement: str, width: int = 600) -> str:
-    """The part of the message around the statement, at most `width` characters."""
+    """The part of the message around the statement, at most `width` characters.
+
+    Secrets are redacted before the cut: a cut through a token would leave a tail no
+    pattern recognises. Only a margin around the cut is redacted (messages can be long)."""
     text = text.strip()
+    at = text.find(statement[:40])
+    if len(text) > width + 2 * _EXCERPT_MARGIN:
+        start = max(0, (at if at >= 0 else 0) - width - _EXCERPT_MARGIN)
+        text = text[start : start + 2 * width + 2 * _EXCERPT_MARGIN]
+    text = redact_text(text)[0]
     if len(text) <= width:
         return text
     at = text.find(statement[:40])

@@ -18,6 +18,7 @@ from memdesk.core.extract.plugin import (
     to_entry,
 )
 from memdesk.core.extract.settings import ExtractorSettings
+from memdesk.core.guard import redact_across_messages
 
 Extractor = Callable[..., Any]
 
@@ -37,6 +38,8 @@ def run_extractor(
     `run_callable`/`run_command`, which turn every failure into `PluginResult.error`.
     """
     settings = settings or ExtractorSettings()
+    # A secret pasted over two messages is only visible when they are read together.
+    messages = redact_across_messages(messages)
     options = {"threshold": settings.threshold, "scorer": settings.scorer, **dict(opts or {})}
     if extract_fn is not None:
         return run_callable(extract_fn, messages, options, ctx, timeout=settings.timeout)

@@ -146,3 +146,18 @@ def test_plugin_topics_of_the_wrong_shape_fall_back_to_heuristics(tmp_path):
     plan = build_plan(store)
     assert plan.orientation["topics_from"] == "heuristic"
     assert any("'topics' must be a list of text" in n for n in plan.notes)
+
+
+def test_the_session_cache_keeps_no_secret_of_the_first_message(tmp_path):
+    store = Store.init(tmp_path)
+    (tmp_path / "transcripts").mkdir()
+    first = "the staging database password is hunter2x! " + "x" * 130 + " token ghp_" + "A1" * 18
+    (tmp_path / "transcripts" / "a.jsonl").write_text(
+        json.dumps({"role": "user", "content": first, "session_id": "s-9"}) + "\n"
+    )
+    store.settings_path.write_text(
+        store.settings_path.read_text() + '\n[sources]\ntranscripts = ["transcripts/*.jsonl"]\n'
+    )
+    apply(Store.open(tmp_path), build_plan(Store.open(tmp_path)))
+    cache = (tmp_path / ".memdesk" / "session_cache.jsonl").read_text()
+    assert "hunter2x" not in cache and "ghp_A1A1" not in cache

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from memdesk.core.entry import KINDS, SCOPES, STATUSES, Entry
 from memdesk.core.store import Store
-from memdesk.tui.screens.entry_actions import edit_entry, set_status
+from memdesk.tui.screens.entry_actions import clear_flag, edit_entry, set_status
 from memdesk.tui.services import Services
 from memdesk.tui.widgets import DeskHeader, entry_detail
 from textual import on, work
@@ -213,6 +213,9 @@ class BrowserScreen(Screen[None]):
 
     def action_expire(self) -> None:
         self._status("expired", "expire", ("candidate", "confirmed"))
+
+    def action_clear_flag(self) -> None:
+        clear_flag(self, self.current_entry())
 
     def action_edit(self) -> None:
         entry = self.current_entry()

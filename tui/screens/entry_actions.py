@@ -33,6 +33,26 @@ def set_status(
     screen.app.write(label, lambda: getattr(store, method)(ids, actor=ACTOR), done)  # type: ignore[attr-defined]
 
 
+def clear_flag(screen: Screen, entry: Entry | None) -> None:
+    """The person has read a flagged entry and vouches for it (journaled, undoable):
+    the guard's flag goes until the flagged words change."""
+    from memdesk.core.guard import FLAG_NAMES
+
+    flag = next((name for name in FLAG_NAMES if entry is not None and name in entry.flags), None)
+    if entry is None or flag is None:
+        screen.notify("no guard flag on this entry", severity="warning")
+        return
+    store = screen.app.store  # type: ignore[attr-defined]
+
+    def done(result: Any) -> None:
+        if result is not None:
+            screen.notify(f"cleared {flag}: {entry.id}  (u to undo)")
+
+    screen.app.write(  # type: ignore[attr-defined]
+        "clear flag", lambda: store.clear_flag(entry.id, flag, actor=ACTOR), done
+    )
+
+
 def edit_entry(screen: Screen, entry: Entry) -> None:
     """Open the edit form; save with the version shown as base, so a change made on
     disk meanwhile is merged field by field or becomes a saved conflict."""

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from memdesk.core.entry import Entry
 from memdesk.core.store import Store
-from memdesk.tui.screens.entry_actions import ACTOR, edit_entry, set_status
+from memdesk.tui.screens.entry_actions import ACTOR, clear_flag, edit_entry, set_status
 from memdesk.tui.services import Services
 from memdesk.tui.widgets import DeskHeader, entry_detail
 from textual.app import ComposeResult
@@ -279,6 +279,9 @@ class QueueScreen(Screen[None]):
 
     def action_expire(self) -> None:
         self._status_action("expired", "expire")
+
+    def action_clear_flag(self) -> None:
+        clear_flag(self, self.current_entry())
 
     def action_edit(self) -> None:
         entry = self.current_entry()

@@ -1,0 +1,95 @@
+"""Prompt-injection detection: does a text try to instruct the agent that will read it?
+
+Every reading of the text (`normalise.variants`: Unicode folded, invisible characters
+removed, look-alike letters made Latin, spaced letters joined, URL escapes and base64
+segments decoded) is matched against `INJECTION_RULES`, English and Chinese. The
+strongest finding wins: `suspicious` (kept out of context until a person clears it)
+over `review` (shown to the reviewer, injected once approved).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memdesk.core.guard.injection_rules import INJECTION_RULES, NEGATION, SUSPICIOUS
+from memdesk.core.guard.injection_signals import combined_signals
+from memdesk.core.guard.normalise import decoded_base64, variants
+
+
+@dataclass(frozen=True)
+class Finding:
+    reason: str
+    severity: str  # "suspicious" | "review"
+
+    @property
+    def suspicious(self) -> bool:
+        return self.severity == SUSPICIOUS
+
+
+def _negated(text: str, start: int) -> bool:
+    """A negation earlier in the same sentence ("Never run X without telling the user")."""
+    window = text[max(0, start - 80) : start]
+    for end_mark in ("\n", ". ", "! ", "? ", "。", "；", "; "):
+        cut = window.rfind(end_mark)
+        if cut >= 0:
+            window = window[cut + len(end_mark) :]
+    return bool(NEGATION.search(window))
+
+
+def _find_in(text: str) -> Finding | None:
+    lowered = text.lower()
+    ascii_only = text.isascii()
+    weaker: Finding | None = None
+    for rule in INJECTION_RULES:
+        if weaker is not None and rule.severity != SUSPICIOUS:
+            continue
+        if rule.needles is None:
+            if ascii_only:
+                continue
+        elif not any(n in lowered for n in rule.needles):
+            continue
+        for match in rule.pattern.finditer(text):
+            if rule.negatable and _negated(text, match.start()):
+                continue
+            finding = Finding(rule.reason, rule.severity)
+            if finding.suspicious:
+                return finding
+            weaker = weaker or finding
+            break
+    return weaker
+
+
+# One word of path or id characters (a locator, a file name, a session id): nothing to
+# read as an instruction unless a base64 segment in it decodes to text.
+_PLAIN_TOKEN = re.compile(r"[\w.:/@#~+=,-]{1,80}")
+
+
+def find_injection(text: str) -> Finding | None:
+    """The strongest injection finding in any reading of `text`, or None."""
+    if not text:
+        return None
+    if text.isascii() and _PLAIN_TOKEN.fullmatch(text) and not decoded_base64(text):
+        return None
+    weaker: Finding | None = None
+    readings = variants(text)
+    for reading in readings:
+        finding = _find_in(reading)
+        if finding is None:
+            continue
+        if finding.suspicious:
+            return finding
+        weaker = weaker or finding
+    for reading in readings:
+        signals = combined_signals(reading)
+        if signals:
+            return Finding(
+                "combines moves of an injection: " + ", ".join(sorted(signals)), SUSPICIOUS
+            )
+    return weaker
+
+
+def detect_injection(text: str) -> str | None:
+    """The reason `text` looks like a prompt injection (any severity), or None."""
+    finding = find_injection(text)
+    return finding.reason if finding else None
