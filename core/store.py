@@ -885,12 +885,16 @@ class Store:
 
     def _memory_md_managed(self) -> bool:
         """Was MEMORY.md adopted? Then it is a managed file, kept by core/memfiles."""
-        from memdesk.core.memfiles.manifest import is_managed
+        from memdesk.core.memfiles.manifest import has_managed_files, is_managed
 
-        return is_managed(self.meta_dir, self.memory_file.path)
+        return has_managed_files(self.meta_dir) and is_managed(self.meta_dir, self.memory_file.path)
 
     def _sync_managed_files(self) -> tuple[list[Entry], bool]:
         """Candidates from managed memory files, and whether any file was rewritten."""
+        from memdesk.core.memfiles.manifest import has_managed_files
+
+        if not has_managed_files(self.meta_dir):
+            return [], False
         from memdesk.core.memfiles.sync import sync_all
 
         previous, self.auto_render = self.auto_render, False

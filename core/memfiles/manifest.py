@@ -90,6 +90,15 @@ def manifest_path(meta_dir: Path, file: Path) -> Path:
     return files_dir(meta_dir) / f"{name}-{digest}.json"
 
 
+def has_managed_files(meta_dir: Path) -> bool:
+    """Cheap: is any file managed at all? (Most stores manage none.)"""
+    folder = files_dir(meta_dir)
+    try:
+        return any(p.suffix == ".json" for p in folder.iterdir())
+    except OSError:
+        return False
+
+
 def is_managed(meta_dir: Path, file: Path) -> bool:
     return manifest_path(meta_dir, file).is_file()
 
