@@ -61,6 +61,7 @@ class Journal:
         self.path = Path(path)
         self.skipped_lines: list[int] = []
         self._cache: list[JournalRecord] = []
+        self._cache_lines: list[int] = []  # the line number of each cached record
         self._cache_offset = 0
         self._cache_ino: int | None = None
         # records_of: per set of ops, (inode, bytes read, records found)
@@ -149,6 +150,7 @@ class Journal:
     def _forget_reads(self, inode: int | None = None) -> None:
         """Drop what `records` has parsed: the file is gone, replaced or shorter."""
         self._cache, self._cache_offset, self._cache_ino = [], 0, inode
+        self._cache_lines = []
         self.skipped_lines = []
 
     def records(self) -> list[JournalRecord]:
@@ -174,6 +176,8 @@ class Journal:
                     self._cache.append(JournalRecord.from_json(raw.decode("utf-8")))
                 except (ValueError, TypeError):
                     self.skipped_lines.append(line_no)
+                else:
+                    self._cache_lines.append(line_no)
             self._cache_offset += end
         return list(self._cache)
 
@@ -217,6 +221,11 @@ class Journal:
             offset += end
         self._op_caches[wanted] = (ino, offset, found)
         return list(found)
+
+    def entry_ids(self) -> list[tuple[int, str]]:
+        """(line number, entry id) of every record naming an entry, for checking ids."""
+        records = self.records()
+        return [(n, r.entry_id) for n, r in zip(self._cache_lines, records, strict=True) if r.entry_id]
 
     def __iter__(self) -> Iterator[JournalRecord]:
         return iter(self.records())
