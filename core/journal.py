@@ -225,7 +225,9 @@ class Journal:
     def entry_ids(self) -> list[tuple[int, str]]:
         """(line number, entry id) of every record naming an entry, for checking ids."""
         records = self.records()
-        return [(n, r.entry_id) for n, r in zip(self._cache_lines, records, strict=True) if r.entry_id]
+        return [
+            (n, r.entry_id) for n, r in zip(self._cache_lines, records, strict=True) if r.entry_id
+        ]
 
     def __iter__(self) -> Iterator[JournalRecord]:
         return iter(self.records())

@@ -27,6 +27,7 @@ from memdesk.core.atomic import (
     remove_stale_temp_files,
     sync_all,
 )
+from memdesk.core.confinement import file_problems, is_entry_file_path, layout_problems
 from memdesk.core.entry import (
     EDITABLE_FIELDS,
     Entry,
@@ -36,7 +37,6 @@ from memdesk.core.entry import (
     now,
     text_hash,
 )
-from memdesk.core.confinement import file_problems, is_entry_file_path, layout_problems
 from memdesk.core.entry_files import Problem, is_within, read_entry_file, write_entry_file
 from memdesk.core.journal import Journal, JournalRecord, new_group
 from memdesk.core.memory_md import MemoryFile, MemoryState

@@ -84,8 +84,14 @@ def test_pending_batch_id_cannot_delete_outside(repo: Path, outside: Path, cli) 
 def test_journal_delete_record_cannot_create_outside(repo: Path, outside: Path, cli) -> None:
     before = snapshot(outside)
     forged = Entry(summary="planted by a branch", id="x1").to_json()
-    record = {"op": "delete", "entry_id": CLIMB_NEW, "actor": "cli", "group": "g2",
-              "before": forged, "version_before": 1}
+    record = {
+        "op": "delete",
+        "entry_id": CLIMB_NEW,
+        "actor": "cli",
+        "group": "g2",
+        "before": forged,
+        "version_before": 1,
+    }
     with (repo / ".memdesk/journal.jsonl").open("a", encoding="utf-8") as journal:
         journal.write(json.dumps(record) + "\n")
     undone = cli("--dir", str(repo), "undo")
