@@ -17,6 +17,7 @@ from typing import Any
 
 from memdesk.core.atomic import append_line_durably
 from memdesk.core.entry import now
+from memdesk.core.safepath import open_no_follow
 
 
 @dataclass
@@ -107,10 +108,12 @@ class Journal:
                 break
             keep, dropped = start, dropped + 1
         if dropped:
-            with open(self.path, "rb+") as handle:
-                handle.truncate(keep)
-                handle.flush()
-                os.fsync(handle.fileno())
+            fd = open_no_follow(self.path, os.O_RDWR)
+            try:
+                os.ftruncate(fd, keep)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
             # The file shrank: what was read of it before is no longer true.
             self._forget_reads()
             self._op_caches.clear()
@@ -124,7 +127,7 @@ class Journal:
         from the pending file), so cutting it loses nothing. Call under the store lock.
         """
         try:
-            fd = os.open(self.path, os.O_RDWR)
+            fd = open_no_follow(self.path, os.O_RDWR)  # never truncates through a link
         except FileNotFoundError:
             return 0
         try:

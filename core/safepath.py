@@ -94,17 +94,6 @@ def entry_path(entries_dir: Path, entry_id: object, root: Path, where: str = "en
     return confined(entries_dir / f"{checked}.toml", root)
 
 
-def retired_path(retired_dir: Path, name: object, root: Path) -> Path:
-    """A retired MEMORY.md inode named in `.memdesk/memory_md.json`."""
-    if not isinstance(name, str) or not RETIRED_NAME.fullmatch(name):
-        raise UnsafePath(
-            ".memdesk/memory_md.json",
-            f"{str(name)[:80]!r} is not a retired MEMORY.md file name; refused",
-            "unsafe-id",
-        )
-    return confined(retired_dir / name, root)
-
-
 def open_no_follow(path: Path | str, flags: int, mode: int = 0o644) -> int:
     """os.open that never goes through a symbolic link at the last step.
 
@@ -132,6 +121,5 @@ __all__ = [
     "is_inside",
     "leaves",
     "open_no_follow",
-    "retired_path",
     "shown",
 ]

@@ -29,6 +29,7 @@ from memdesk.core.extract.flush import WriteResult, select_new
 from memdesk.core.extract.messages import ReadStats, log
 from memdesk.core.extract.readers import detect_format
 from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.safepath import leaves
 from memdesk.core.store import StoreError
 
 STATE_FILE = "ingest_state.json"
@@ -96,7 +97,9 @@ def source_files(store: Any, settings: ExtractSettings | None = None) -> list[Pa
     found: list[Path] = []
     if settings.sources.inbox and inbox_dir(store).is_dir():
         found += sorted(
-            p for p in inbox_dir(store).rglob("*") if p.is_file() and not p.name.startswith(".")
+            p
+            for p in inbox_dir(store).rglob("*")
+            if p.is_file() and not p.name.startswith(".") and not _leaves_store(store, p)
         )
     for pattern in settings.sources.transcripts:
         expanded = os.path.expanduser(pattern)
@@ -174,6 +177,9 @@ def ingest_path(
     store: Any, path: Path | str, *, settings: ExtractSettings | None = None, actor: str = "watcher"
 ) -> IngestResult:
     """Extract candidates from what is new in `path` and add them (deduped, screened)."""
+    if _inside(Path(path).absolute(), inbox_dir(store)) and _leaves_store(store, Path(path)):
+        why = leaves(path, store.root)
+        return IngestResult(path=str(path), error=f"{why}; not read")
     path = Path(path).resolve()
     result = IngestResult(path=str(path))
     if not path.is_file():
@@ -259,6 +265,12 @@ def looks_binary(path: Path) -> bool:
             return b"\0" in handle.read(8192)
     except OSError:
         return True
+
+
+def _leaves_store(store: Any, path: Path) -> bool:
+    """An inbox file linked outside the working directory: never read (the inbox is
+    the repository's; what it links to is not)."""
+    return leaves(path, store.root) is not None
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -9,7 +9,6 @@ outside the working directory was read, written or deleted.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -100,3 +99,200 @@ def test_journal_delete_record_cannot_create_outside(repo: Path, outside: Path, 
     assert_untouched(before, outside)
     problems = cli("--dir", str(repo), "problems")
     assert "journal.jsonl:1" in problems.stdout and "not an entry id" in problems.stdout
+
+
+def test_conflict_file_cannot_unlink_or_write_outside(repo: Path, outside: Path) -> None:
+    before = snapshot(outside)
+    store = Store.open(repo)
+    entry = store.add(Entry(summary="the build uses make"))
+    forged = {
+        "entry_id": CLIMB,
+        "base": None,
+        "ours": entry.to_json(),
+        "theirs": entry.to_json(),
+        "fields": [],
+        "merged": entry.to_json(),
+        "kind": "conflict-markers",
+        "path": "../outside/victim.toml",
+    }
+    (repo / ".memdesk/conflicts/x.json").write_text(json.dumps(forged), "utf-8")
+    forged_path = {**forged, "entry_id": entry.id}
+    (repo / ".memdesk/conflicts/y.json").write_text(json.dumps(forged_path), "utf-8")
+    assert store.open_conflicts() == []  # neither is offered
+    kinds = {(p.path, p.kind) for p in store.problems}
+    assert (".memdesk/conflicts/x.json", "unsafe-id") in kinds
+    assert (".memdesk/conflicts/y.json", "unsafe-path") in kinds
+    from memdesk.core.merge import Conflict
+    from memdesk.core.store import StoreError
+
+    for data in (forged, forged_path):
+        with pytest.raises(StoreError, match="refused"):
+            store.resolve_conflict(Conflict.from_json(data), entry.to_json())
+    assert_untouched(before, outside)
+
+
+def test_memory_md_state_names_cannot_delete_outside(repo: Path, outside: Path, cli) -> None:
+    before = snapshot(outside)
+    state = {
+        "rendered": [],
+        "ingested": [],
+        "retired": {"../../outside/passwd": 0},
+        "live": [0, 0],
+        "drained": ["../../outside/victim.toml"],
+    }
+    (repo / ".memdesk/memory_md.json").write_text(json.dumps(state), "utf-8")
+    (repo / "MEMORY.md").write_text("- the tests run with pytest\n", "utf-8")
+    assert cli("--dir", str(repo), "ingest").returncode == 0
+    assert cli("--dir", str(repo), "render").returncode == 0
+    assert_untouched(before, outside)
+    nothing_read_into(repo)
+    problems = cli("--dir", str(repo), "problems").stdout
+    assert "memory_md.json" in problems or "MEMORY.md" not in problems
+
+
+def test_ids_typed_at_the_cli_cannot_reach_outside(repo: Path, outside: Path, cli) -> None:
+    before = snapshot(outside)
+    for verb in (["show"], ["delete"], ["reject"], ["approve"], ["edit", "--summary", "x"]):
+        done = cli("--dir", str(repo), *verb, CLIMB)
+        assert done.returncode == 1, (verb, done.stdout)
+        assert "Traceback" not in done.stderr
+    assert_untouched(before, outside)
+
+
+# -- symbolic links -----------------------------------------------------------------------
+
+
+def test_inbox_link_to_an_outside_file_gives_no_candidates(repo: Path, outside: Path, cli) -> None:
+    before = snapshot(outside)
+    (repo / ".memdesk/inbox/notes.txt").symlink_to(outside / "passwd")
+    (repo / ".memdesk/inbox/etc-passwd.txt").symlink_to("/etc/passwd")
+    done = cli("--dir", str(repo), "extract", "--sources")
+    assert "Traceback" not in done.stderr
+    listed = cli("--dir", str(repo), "list", "--json")
+    assert "root:x" not in listed.stdout and SECRET not in listed.stdout
+    nothing_read_into(repo)
+    assert_untouched(before, outside)
+    problems = cli("--dir", str(repo), "problems").stdout
+    assert ".memdesk/inbox/notes.txt: is a symbolic link to" in problems
+    assert ".memdesk/inbox/etc-passwd.txt" in problems
+
+
+def test_memory_md_link_outside_is_neither_ingested_nor_rewritten(
+    repo: Path, outside: Path, cli
+) -> None:
+    before = snapshot(outside)
+    (repo / "MEMORY.md").symlink_to(outside / "passwd")
+    store = Store.open(repo)
+    entry = store.add(Entry(summary="deploys go through the staging branch"))
+    store.approve([entry.id])  # renders MEMORY.md
+    assert store.ingest_memory_md() == []
+    for verb in ("ingest", "render"):
+        assert cli("--dir", str(repo), verb).returncode == 0
+    assert (repo / "MEMORY.md").is_symlink()
+    assert_untouched(before, outside)
+    nothing_read_into(repo)
+    assert "MEMORY.md: is a symbolic link to" in cli("--dir", str(repo), "problems").stdout
+
+
+@pytest.mark.parametrize("name", ["entries", "inbox", "conflicts", "index", "retired"])
+def test_memdesk_folder_linked_outside_is_refused(
+    repo: Path, outside: Path, cli, name: str
+) -> None:
+    store = Store.open(repo)
+    store.add(Entry(summary="the api listens on port 8080", id="e1"))
+    target = outside / name
+    target.mkdir()
+    (target / "e1.toml").write_text((repo / ".memdesk/entries/e1.toml").read_text("utf-8"))
+    before = snapshot(outside)
+    folder = repo / ".memdesk" / name
+    if folder.exists():
+        import shutil
+
+        shutil.rmtree(folder)
+    folder.symlink_to(target)
+    for verb in (
+        ["edit", "e1", "--summary", "changed"],
+        ["list"],
+        ["render"],
+        ["extract", "--sources"],
+    ):
+        done = cli("--dir", str(repo), *verb)
+        assert done.returncode == 1, (verb, done.stdout)
+        assert f".memdesk/{name}: is a symbolic link to" in done.stderr
+        assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+    problems = cli("--dir", str(repo), "problems")
+    assert problems.returncode == 1 and f".memdesk/{name}: is a symbolic link" in problems.stdout
+    assert_untouched(before, outside)
+
+
+@pytest.mark.parametrize("name", ["journal.jsonl", "lock", "settings.toml", "pending-batch.json"])
+def test_memdesk_file_linked_outside_is_neither_read_nor_written(
+    repo: Path, outside: Path, cli, name: str
+) -> None:
+    path = repo / ".memdesk" / name
+    path.unlink(missing_ok=True)
+    if name == "lock":  # a dangling link: opening it with O_CREAT would create outside
+        path.symlink_to(outside / "created-by-lock")
+    else:
+        path.symlink_to(outside / "passwd")
+    before = snapshot(outside)
+    done = cli("--dir", str(repo), "add", "the cache lives in redis")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f".memdesk/{name}: is a symbolic link to" in done.stderr
+    assert_untouched(before, outside)
+    assert not (outside / "created-by-lock").exists()
+
+
+def test_journal_and_lock_links_inside_are_not_followed_either(repo: Path) -> None:
+    """O_NOFOLLOW: memdesk appends only to its own files, never through a link."""
+    from memdesk.core.atomic import FileLock, append_line_durably
+    from memdesk.core.safepath import UnsafePath
+
+    other = repo / "notes.txt"
+    other.write_text("mine\n", "utf-8")
+    link = repo / "link"
+    link.symlink_to(other)
+    with pytest.raises(UnsafePath, match="symbolic link"):
+        append_line_durably(link, "{}")
+    with pytest.raises(UnsafePath, match="symbolic link"):
+        FileLock(link).acquire()
+    assert other.read_text("utf-8") == "mine\n"
+
+
+def test_memdesk_folder_itself_linked_outside_is_refused(
+    tmp_path: Path, outside: Path, cli
+) -> None:
+    Store.init(outside)
+    before = snapshot(outside)
+    root = tmp_path / "repo2"
+    root.mkdir()
+    (root / ".memdesk").symlink_to(outside / ".memdesk")
+    done = cli("--dir", str(root), "add", "a fact")
+    assert done.returncode == 1 and ".memdesk: is a symbolic link to" in done.stderr
+    assert cli("--dir", str(root), "init").returncode == 1
+    assert_untouched(before, outside)
+
+
+def test_entry_file_link_outside_is_refused(repo: Path, outside: Path, cli) -> None:
+    before = snapshot(outside)
+    (repo / ".memdesk/entries/victim.toml").symlink_to(outside / "victim.toml")
+    assert "victim" not in cli("--dir", str(repo), "list").stdout
+    edited = cli("--dir", str(repo), "edit", "victim", "--summary", "x")
+    assert edited.returncode == 1
+    assert "symlink leads outside" in cli("--dir", str(repo), "problems").stdout
+    assert_untouched(before, outside)
+
+
+def test_conflict_and_retired_files_linked_outside_are_not_read(repo: Path, outside: Path) -> None:
+    (outside / "c.json").write_text(json.dumps({"entry_id": "e9", "secret": SECRET}), "utf-8")
+    before = snapshot(outside)
+    (repo / ".memdesk/conflicts/e9.json").symlink_to(outside / "c.json")
+    (repo / ".memdesk/retired").mkdir(exist_ok=True)
+    (repo / ".memdesk/retired/MEMORY.md.12345").symlink_to(outside / "passwd")
+    store = Store.open(repo)
+    assert store.open_conflicts() == []
+    assert store.ingest_memory_md() == []
+    paths = {p.path for p in store.problems if p.kind == "symlink"}
+    assert {".memdesk/conflicts/e9.json", ".memdesk/retired/MEMORY.md.12345"} <= paths
+    nothing_read_into(repo)
+    assert snapshot(outside) == before
