@@ -29,8 +29,9 @@ from memdesk.core.extract.flush import WriteResult, select_new
 from memdesk.core.extract.messages import ReadStats, log
 from memdesk.core.extract.readers import detect_format
 from memdesk.core.extract.settings import ExtractSettings
-from memdesk.core.safepath import leaves
+from memdesk.core.safepath import is_inside, leaves
 from memdesk.core.store import StoreError
+from memdesk.core.trust import is_allowed, refuse_once, transcripts_request
 
 STATE_FILE = "ingest_state.json"
 INBOX_DIR = "inbox"
@@ -105,7 +106,13 @@ def source_files(store: Any, settings: ExtractSettings | None = None) -> list[Pa
         expanded = os.path.expanduser(pattern)
         if not os.path.isabs(expanded):
             expanded = os.path.join(os.fspath(store.root), expanded)
-        found += sorted(Path(p) for p in glob.glob(expanded, recursive=True) if os.path.isfile(p))
+        matches = sorted(Path(p) for p in glob.glob(expanded, recursive=True) if os.path.isfile(p))
+        if any(not is_inside(p, store.root) for p in matches):
+            request = transcripts_request(pattern)
+            if not is_allowed(store.root, request):
+                refuse_once(request, store.root)  # files inside the working directory stay
+                matches = [p for p in matches if is_inside(p, store.root)]
+        found += matches
     unique: dict[Path, None] = {}
     for path in found:
         unique.setdefault(path.resolve(), None)
@@ -184,6 +191,11 @@ def ingest_path(
     result = IngestResult(path=str(path))
     if not path.is_file():
         return result
+    if not is_inside(path, store.root):
+        refused = _outside_refusal(store, path, settings)
+        if refused:
+            result.error = refused
+            return result
     if looks_binary(path):
         result.error = "not a text file (binary content): skipped"
         return result
@@ -229,6 +241,8 @@ def ingest_path(
                 result.error = found.error
                 result.messages = stats.messages
                 return result  # offsets not advanced: the next change retries
+            if found.notice and found.notice not in result.warnings:
+                result.warnings.append(found.notice)
             for candidate in found.candidates:
                 if candidate.source.origin == "transcript" and _inside(path, inbox_dir(store)):
                     candidate.source.origin = "inbox"
@@ -265,6 +279,27 @@ def looks_binary(path: Path) -> bool:
             return b"\0" in handle.read(8192)
     except OSError:
         return True
+
+
+def _outside_refusal(store: Any, path: Path, settings: ExtractSettings | None) -> str:
+    """A file outside the working directory is read only through a transcript glob the
+    person allowed on this machine (`memdesk trust`); else the refusal line."""
+    try:
+        settings = settings or ExtractSettings.from_mapping(store.settings)
+    except (SettingsError, StoreError) as exc:
+        return str(exc)
+    refused = "memdesk: not a source of this working directory; not read"
+    for pattern in settings.sources.transcripts:
+        expanded = os.path.expanduser(pattern)
+        if not os.path.isabs(expanded):
+            expanded = os.path.join(os.fspath(store.root), expanded)
+        if not any(path == Path(p).resolve() for p in glob.glob(expanded, recursive=True)):
+            continue
+        request = transcripts_request(pattern)
+        if is_allowed(store.root, request):
+            return ""
+        refused = refuse_once(request, store.root)
+    return refused
 
 
 def _leaves_store(store: Any, path: Path) -> bool:

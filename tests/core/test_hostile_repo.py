@@ -142,12 +142,13 @@ def test_memory_md_state_names_cannot_delete_outside(repo: Path, outside: Path, 
     }
     (repo / ".memdesk/memory_md.json").write_text(json.dumps(state), "utf-8")
     (repo / "MEMORY.md").write_text("- the tests run with pytest\n", "utf-8")
+    problems = cli("--dir", str(repo), "problems").stdout
+    assert problems.count("memory_md.json: ") == 2
+    assert "is not a retired MEMORY.md file name" in problems
     assert cli("--dir", str(repo), "ingest").returncode == 0
     assert cli("--dir", str(repo), "render").returncode == 0
     assert_untouched(before, outside)
     nothing_read_into(repo)
-    problems = cli("--dir", str(repo), "problems").stdout
-    assert "memory_md.json" in problems or "MEMORY.md" not in problems
 
 
 def test_ids_typed_at_the_cli_cannot_reach_outside(repo: Path, outside: Path, cli) -> None:
@@ -296,3 +297,31 @@ def test_conflict_and_retired_files_linked_outside_are_not_read(repo: Path, outs
     assert {".memdesk/conflicts/e9.json", ".memdesk/retired/MEMORY.md.12345"} <= paths
     nothing_read_into(repo)
     assert snapshot(outside) == before
+
+
+# -- settings -----------------------------------------------------------------------------
+
+
+def test_settings_command_does_not_run_until_allowed(repo: Path, outside: Path, cli) -> None:
+    before = snapshot(outside)
+    settings = repo / ".memdesk/settings.toml"
+    payload = f"import pathlib; pathlib.Path({str(outside / 'pwned.toml')!r}).write_text('x')"
+    command = json.dumps(["python3", "-c", payload])
+    settings.write_text(settings.read_text() + f"\n[extractor]\ncommand = {command}\n")
+    (repo / ".memdesk/inbox/talk.jsonl").write_text(
+        json.dumps({"role": "user", "content": "remember: the queue is rabbitmq"}) + "\n"
+    )
+    done = cli("--dir", str(repo), "extract", "--sources")
+    assert "Traceback" not in done.stderr
+    assert "extractor.command" in done.stderr and "is not allowed on this machine" in done.stderr
+    assert_untouched(before, outside)
+    (repo / "talk.jsonl").write_text((repo / ".memdesk/inbox/talk.jsonl").read_text())
+    transcripts = f'\n[sources]\ntranscripts = ["{outside}/passwd", "talk.jsonl"]\n'
+    settings.write_text(settings.read_text() + transcripts)
+    for verb in (["extract", "--sources"], ["consolidate", "--dry-run"]):
+        done = cli("--dir", str(repo), *verb)
+        assert "Traceback" not in done.stderr, verb
+        assert "sources.transcripts" in done.stderr and "not allowed" in done.stderr, verb
+        assert "extractor.command" in done.stderr, verb
+    nothing_read_into(repo)
+    assert_untouched(before, outside)
