@@ -225,12 +225,15 @@ class Journal:
         self._op_caches[wanted] = (ino, offset, found)
         return list(found)
 
+    def numbered(self) -> list[tuple[int, JournalRecord]]:
+        """(line number, record) of every record naming an entry: for reports that
+        point at a line (a forged id, a secret kept in an old version)."""
+        records = self.records()
+        return [(n, r) for n, r in zip(self._cache_lines, records, strict=True) if r.entry_id]
+
     def entry_ids(self) -> list[tuple[int, str]]:
         """(line number, entry id) of every record naming an entry, for checking ids."""
-        records = self.records()
-        return [
-            (n, r.entry_id) for n, r in zip(self._cache_lines, records, strict=True) if r.entry_id
-        ]
+        return [(n, r.entry_id) for n, r in self.numbered()]
 
     def __iter__(self) -> Iterator[JournalRecord]:
         return iter(self.records())
