@@ -44,6 +44,20 @@ def layout_problems(root: Path) -> list[Problem]:
             found.append(
                 _problem(f"{META_DIR}/{child.name}", why + "; the store is not opened", "symlink")
             )
+    # The search index is read by libraries that follow links; it is derived, so a link
+    # out inside it is refused too (deleting the folder rebuilds it).
+    index = meta / "index"
+    if index.is_dir() and leaves(index, root) is None:
+        for path in _walk(index):
+            why = leaves(path, root)
+            if why is not None:
+                found.append(
+                    _problem(
+                        path.relative_to(root).as_posix(),
+                        why + "; the store is not opened (delete .memdesk/index/: it is rebuilt)",
+                        "symlink",
+                    )
+                )
     return found
 
 

@@ -41,7 +41,7 @@ from memdesk.core.entry_files import Problem, is_within, read_entry_file, write_
 from memdesk.core.journal import Journal, JournalRecord, new_group
 from memdesk.core.memory_md import MemoryFile, MemoryState
 from memdesk.core.merge import Conflict, FieldConflict, MergeConflict, merge_entry_dicts
-from memdesk.core.safepath import UnsafePath, check_entry_id, is_entry_id, leaves
+from memdesk.core.safepath import UnsafePath, check_entry_id, entry_path, is_entry_id, leaves
 
 META_DIR = ".memdesk"
 # Actors whose actions `undo` reverses by default: a person at the CLI or in the TUI.
@@ -247,7 +247,7 @@ class Store:
         """The file of an entry. The id is checked (no '/', no '..'): with `entries/`
         checked at open, the path cannot leave the working directory."""
         try:
-            return self.entries_dir / f"{check_entry_id(entry_id, where)}.toml"
+            return entry_path(self.entries_dir, entry_id, where)
         except UnsafePath as exc:
             raise StoreError(str(exc)) from exc
 

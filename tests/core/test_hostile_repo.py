@@ -325,3 +325,14 @@ def test_settings_command_does_not_run_until_allowed(repo: Path, outside: Path, 
         assert "extractor.command" in done.stderr, verb
     nothing_read_into(repo)
     assert_untouched(before, outside)
+
+
+def test_search_index_file_linked_outside_is_refused(repo: Path, outside: Path, cli) -> None:
+    before = snapshot(outside)
+    segments = repo / ".memdesk/index/vectors/model"
+    segments.mkdir(parents=True)
+    (segments / "seg-000001.npz").symlink_to(outside / "passwd")
+    done = cli("--dir", str(repo), "search", "anything")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "seg-000001.npz: is a symbolic link to" in done.stderr and "rebuilt" in done.stderr
+    assert_untouched(before, outside)
