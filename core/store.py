@@ -331,10 +331,12 @@ class Store:
     def problems(self) -> list[Problem]:
         """Damaged entry files, and what the store refused to follow (links leading
         outside the working directory, ids in its own files that are not ids)."""
-        self._scan()
-        found = [item for _, _, item in self._files.values() if isinstance(item, Problem)]
-        found += file_problems(self.root, self.journal.entry_ids())
+        found = self._entry_problems() + file_problems(self.root, self.journal.entry_ids())
         return sorted(found, key=lambda p: (p.path, p.line or 0))
+
+    def _entry_problems(self) -> list[Problem]:
+        self._scan()
+        return [item for _, _, item in self._files.values() if isinstance(item, Problem)]
 
     def get(self, entry_id: str) -> Entry:
         entry = self.find(entry_id)
@@ -793,7 +795,7 @@ class Store:
                     conflict.kind != "conflict-markers" or is_entry_file_path(conflict.path)
                 ):
                     found.append(conflict)  # others are listed by `problems`
-        for problem in self.problems:
+        for problem in self._entry_problems():
             if problem.kind != "conflict-markers":
                 continue
             ours, theirs = problem.sides.get("ours"), problem.sides.get("theirs")

@@ -336,3 +336,18 @@ def test_search_index_file_linked_outside_is_refused(repo: Path, outside: Path, 
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "seg-000001.npz: is a symbolic link to" in done.stderr and "rebuilt" in done.stderr
     assert_untouched(before, outside)
+
+
+def test_inbox_subfolder_linked_outside_is_not_read(repo: Path, outside: Path) -> None:
+    from memdesk.core.extract.inbox import ingest_path, ingest_sources
+
+    before = snapshot(outside)
+    (repo / ".memdesk/inbox/sub").symlink_to(outside)
+    store = Store.open(repo)
+    assert all(r.added == [] for r in ingest_sources(store))
+    refused = ingest_path(store, repo / ".memdesk/inbox/sub/passwd")  # as a watcher would
+    assert refused.added == [] and "outside the working directory" in refused.error
+    assert store.entries() == []
+    assert ".memdesk/inbox/sub" in {p.path for p in store.problems if p.kind == "symlink"}
+    nothing_read_into(repo)
+    assert snapshot(outside) == before
