@@ -62,7 +62,8 @@ def layout_problems(root: Path) -> list[Problem]:
 
 
 def file_problems(root: Path, journal_ids: Iterable[tuple[int, object]] = ()) -> list[Problem]:
-    """Files and ids the store skips; `journal_ids` are (line, entry id) of journal records."""
+    """Files and ids the store skips; `journal_ids` are (line, id) of journal records whose
+    entry id is not one (`Journal.unsafe_ids`)."""
     root = Path(root)
     meta = root / META_DIR
     found: list[Problem] = []

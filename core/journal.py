@@ -17,7 +17,7 @@ from typing import Any
 
 from memdesk.core.atomic import append_line_durably
 from memdesk.core.entry import now
-from memdesk.core.safepath import open_no_follow
+from memdesk.core.safepath import is_entry_id, open_no_follow
 
 
 @dataclass
@@ -63,6 +63,7 @@ class Journal:
         self.skipped_lines: list[int] = []
         self._cache: list[JournalRecord] = []
         self._cache_lines: list[int] = []  # the line number of each cached record
+        self._cache_unsafe: list[tuple[int, str]] = []  # (line, id) of ids that are not ids
         self._cache_offset = 0
         self._cache_ino: int | None = None
         # records_of: per set of ops, (inode, bytes read, records found)
@@ -153,7 +154,7 @@ class Journal:
     def _forget_reads(self, inode: int | None = None) -> None:
         """Drop what `records` has parsed: the file is gone, replaced or shorter."""
         self._cache, self._cache_offset, self._cache_ino = [], 0, inode
-        self._cache_lines = []
+        self._cache_lines, self._cache_unsafe = [], []
         self.skipped_lines = []
 
     def records(self) -> list[JournalRecord]:
@@ -176,11 +177,14 @@ class Journal:
                 if not raw.strip():
                     continue
                 try:
-                    self._cache.append(JournalRecord.from_json(raw.decode("utf-8")))
+                    record = JournalRecord.from_json(raw.decode("utf-8"))
                 except (ValueError, TypeError):
                     self.skipped_lines.append(line_no)
-                else:
-                    self._cache_lines.append(line_no)
+                    continue
+                self._cache.append(record)
+                self._cache_lines.append(line_no)
+                if record.entry_id and not is_entry_id(record.entry_id):
+                    self._cache_unsafe.append((line_no, str(record.entry_id)))
             self._cache_offset += end
         return list(self._cache)
 
@@ -231,9 +235,11 @@ class Journal:
         records = self.records()
         return [(n, r) for n, r in zip(self._cache_lines, records, strict=True) if r.entry_id]
 
-    def entry_ids(self) -> list[tuple[int, str]]:
-        """(line number, entry id) of every record naming an entry, for checking ids."""
-        return [(n, r.entry_id) for n, r in self.numbered()]
+    def unsafe_ids(self) -> list[tuple[int, str]]:
+        """(line number, id) of records whose entry id is not one (a forged record): found
+        while parsing, so asking again costs nothing."""
+        self.records()
+        return list(self._cache_unsafe)
 
     def __iter__(self) -> Iterator[JournalRecord]:
         return iter(self.records())

@@ -331,7 +331,7 @@ class Store:
     def problems(self) -> list[Problem]:
         """Damaged entry files, and what the store refused to follow (links leading
         outside the working directory, ids in its own files that are not ids)."""
-        found = self._entry_problems() + file_problems(self.root, self.journal.entry_ids())
+        found = self._entry_problems() + file_problems(self.root, self.journal.unsafe_ids())
         return sorted(found, key=lambda p: (p.path, p.line or 0))
 
     def _entry_problems(self) -> list[Problem]:
