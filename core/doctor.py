@@ -31,17 +31,10 @@ from memdesk.core.guard import redact_text
 from memdesk.core.safepath import is_inside, shown
 from memdesk.core.trust import TrustError, is_allowed, refusal, requests
 
-# Local, unshared content: raw transcripts, unscreened conflict text, retired copies of
-# MEMORY.md, derived indexes and state. Entries and the journal are shared through git.
-PRIVATE = (
-    "inbox",
-    "conflicts",
-    "retired",
-    "index",
-    "pending-batch.json",
-    "memory_md.json",
-    "ingest_state.json",
-)
+# Local, unshared content: raw transcripts, conflict texts, retired copies of MEMORY.md,
+# the search index, an in-flight batch. Entries and the journal are shared through git;
+# memory_md.json and ingest_state.json hold only hashes and offsets.
+PRIVATE = ("inbox", "conflicts", "retired", "index", "pending-batch.json")
 _MARK = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
 
 
@@ -149,8 +142,11 @@ def _readable_by_others(root: Path) -> list[Finding]:
         paths = [base] if base.is_file() else _files_under(base)
         for path in paths:
             try:
-                mode = path.lstat().st_mode
+                st = path.lstat()
             except OSError:
+                continue
+            mode = st.st_mode
+            if not st.st_size:  # an empty file (a `.keep`) tells nobody anything
                 continue
             if stat.S_ISREG(mode) and mode & stat.S_IROTH and _reachable_by_others(path.parent):
                 out.append(
