@@ -356,6 +356,22 @@ def run_export(args: argparse.Namespace, ctx: CliContext) -> int:
 
 @_guarded
 def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
+    from memdesk.core.confinement import layout_problems
+
+    refused = layout_problems(ctx.dir)
+    if refused:  # the store does not open: say everything it refuses, then fail
+        if args.json:
+            ctx.print_json(
+                {
+                    "problems": [p.to_json() for p in refused],
+                    "conflicts": [],
+                    "journal_skipped_lines": [],
+                }
+            )
+        else:
+            for problem in refused:
+                print(problem)
+        return 1
     store = ctx.store()
     problems = store.problems
     conflicts = store.open_conflicts()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import memdesk.cli as cli_package
 from memdesk.cli.context import CliContext, UserError
+from memdesk.core.safepath import UnsafePath
 
 # Every `cmd_*.py` module in this package is a verb group (found at start-up, so a new
 # group needs no registration here). Order decides the order in `memdesk --help`.
@@ -100,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ctx = CliContext(args)
     try:
         return int(args.func(args, ctx) or 0)
-    except UserError as exc:
+    except (UserError, UnsafePath) as exc:  # UnsafePath: a refused link or id, one line
         print(f"memdesk: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

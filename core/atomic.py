@@ -14,6 +14,8 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from memdesk.core.safepath import open_no_follow
+
 try:  # POSIX advisory locks; Windows falls back to a lock file with O_EXCL.
     import fcntl
 except ImportError:  # pragma: no cover - not on the CI platform
@@ -69,9 +71,12 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def append_line_durably(path: Path, line: str) -> None:
-    """Append one line (O_APPEND, fsync). Lines are written whole with one write()."""
+    """Append one line (O_APPEND, fsync). Lines are written whole with one write().
+
+    Never through a symbolic link: the files appended to are memdesk's own, and a link
+    there (from a pulled branch) would make the append land wherever it points."""
     data = (line.rstrip("\n") + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = open_no_follow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
         os.fsync(fd)
@@ -109,7 +114,8 @@ class FileLock:
         self._thread_lock.acquire()
         if self._depth == 0:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            # Not through a link: creating the lock must not create a file elsewhere.
+            fd = open_no_follow(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             self._fd = fd

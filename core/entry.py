@@ -336,7 +336,7 @@ class Entry:
         kwargs["flags"] = dict(flags)
         if data.get("id") is not None:
             entry_id = data["id"]
-            if not isinstance(entry_id, str) or not _ID.match(entry_id):
+            if not isinstance(entry_id, str) or not ENTRY_ID.fullmatch(entry_id):
                 raise EntryError(
                     f"field 'id' must be letters, digits, '-', '_' or '.', got {entry_id!r}",
                     path=path,
@@ -377,7 +377,7 @@ class Entry:
         return clone
 
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+ENTRY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 def _choice(value: Any, name: str, allowed: tuple[str, ...], path: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from memdesk.core.atomic import append_line_durably
 from memdesk.core.entry import now
+from memdesk.core.safepath import is_entry_id, open_no_follow
 
 
 @dataclass
@@ -61,6 +62,8 @@ class Journal:
         self.path = Path(path)
         self.skipped_lines: list[int] = []
         self._cache: list[JournalRecord] = []
+        self._cache_lines: list[int] = []  # the line number of each cached record
+        self._cache_unsafe: list[tuple[int, str]] = []  # (line, id) of ids that are not ids
         self._cache_offset = 0
         self._cache_ino: int | None = None
         # records_of: per set of ops, (inode, bytes read, records found)
@@ -106,10 +109,12 @@ class Journal:
                 break
             keep, dropped = start, dropped + 1
         if dropped:
-            with open(self.path, "rb+") as handle:
-                handle.truncate(keep)
-                handle.flush()
-                os.fsync(handle.fileno())
+            fd = open_no_follow(self.path, os.O_RDWR)
+            try:
+                os.ftruncate(fd, keep)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
             # The file shrank: what was read of it before is no longer true.
             self._forget_reads()
             self._op_caches.clear()
@@ -123,7 +128,7 @@ class Journal:
         from the pending file), so cutting it loses nothing. Call under the store lock.
         """
         try:
-            fd = os.open(self.path, os.O_RDWR)
+            fd = open_no_follow(self.path, os.O_RDWR)  # never truncates through a link
         except FileNotFoundError:
             return 0
         try:
@@ -149,6 +154,7 @@ class Journal:
     def _forget_reads(self, inode: int | None = None) -> None:
         """Drop what `records` has parsed: the file is gone, replaced or shorter."""
         self._cache, self._cache_offset, self._cache_ino = [], 0, inode
+        self._cache_lines, self._cache_unsafe = [], []
         self.skipped_lines = []
 
     def records(self) -> list[JournalRecord]:
@@ -171,9 +177,14 @@ class Journal:
                 if not raw.strip():
                     continue
                 try:
-                    self._cache.append(JournalRecord.from_json(raw.decode("utf-8")))
+                    record = JournalRecord.from_json(raw.decode("utf-8"))
                 except (ValueError, TypeError):
                     self.skipped_lines.append(line_no)
+                    continue
+                self._cache.append(record)
+                self._cache_lines.append(line_no)
+                if record.entry_id and not is_entry_id(record.entry_id):
+                    self._cache_unsafe.append((line_no, str(record.entry_id)))
             self._cache_offset += end
         return list(self._cache)
 
@@ -217,6 +228,18 @@ class Journal:
             offset += end
         self._op_caches[wanted] = (ino, offset, found)
         return list(found)
+
+    def numbered(self) -> list[tuple[int, JournalRecord]]:
+        """(line number, record) of every record naming an entry: for reports that
+        point at a line (a forged id, a secret kept in an old version)."""
+        records = self.records()
+        return [(n, r) for n, r in zip(self._cache_lines, records, strict=True) if r.entry_id]
+
+    def unsafe_ids(self) -> list[tuple[int, str]]:
+        """(line number, id) of records whose entry id is not one (a forged record): found
+        while parsing, so asking again costs nothing."""
+        self.records()
+        return list(self._cache_unsafe)
 
     def __iter__(self) -> Iterator[JournalRecord]:
         return iter(self.records())

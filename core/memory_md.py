@@ -32,6 +32,7 @@ from pathlib import Path
 
 from memdesk.core.atomic import atomic_write_bytes, atomic_write_text
 from memdesk.core.entry import normalise_text, text_hash
+from memdesk.core.safepath import RETIRED_NAME, leaves
 
 MEMORY_FILE = "MEMORY.md"
 HEADER = "# Memory"
@@ -85,6 +86,7 @@ def line_text(line: str) -> str:
 
 class MemoryFile:
     def __init__(self, root: Path, meta_dir: Path) -> None:
+        self.root = root
         self.path = root / MEMORY_FILE
         self.meta_dir = meta_dir
         self.retired_dir = meta_dir / "retired"
@@ -94,12 +96,18 @@ class MemoryFile:
     def load_state(self) -> MemoryState:
         try:
             data = json.loads(self.state_path.read_text("utf-8"))
+            # A retired name is a file name memdesk made; anything else (a path from
+            # a forged state) is dropped, never opened or deleted.
             return MemoryState(
                 set(data.get("rendered", [])),
                 set(data.get("ingested", [])),
-                {str(k): int(v) for k, v in data.get("retired", {}).items()},
+                {
+                    str(k): int(v)
+                    for k, v in data.get("retired", {}).items()
+                    if RETIRED_NAME.fullmatch(str(k))
+                },
                 tuple(data.get("live", (0, 0))),  # type: ignore[arg-type]
-                [str(name) for name in data.get("drained", [])],
+                [str(n) for n in data.get("drained", []) if RETIRED_NAME.fullmatch(str(n))],
             )
         except (OSError, ValueError, AttributeError, TypeError):
             return MemoryState()
@@ -118,6 +126,8 @@ class MemoryFile:
 
     def _delete_retired(self, names: list[str]) -> None:
         for name in names:
+            if not RETIRED_NAME.fullmatch(name):
+                continue
             with contextlib.suppress(OSError):
                 (self.retired_dir / name).unlink()
 
@@ -141,7 +151,9 @@ class MemoryFile:
             path, offset, raw = where if where else (None, 0, b"")
             found.append(ExternalLine(text, locator, path, offset, raw))
 
-        data, inode = self._read_complete(self.path)
+        data, inode = b"", 0
+        if not self.leads_outside():  # a link out is not read (`problems` names it)
+            data, inode = self._read_complete(self.path)
         state.live = (inode, len(data))
         for number, (offset, raw) in enumerate(_split_lines(data), 1):
             take(
@@ -198,7 +210,11 @@ class MemoryFile:
         state.drained = []
         with contextlib.suppress(OSError):
             for child in self.retired_dir.iterdir():
-                if child.name.startswith(f"{MEMORY_FILE}.") and child.name not in state.retired:
+                if (
+                    RETIRED_NAME.fullmatch(child.name)
+                    and child.name not in state.retired
+                    and leaves(child, self.root) is None
+                ):
                     state.retired[child.name] = 0  # unknown to the state: read it all
         if not state.retired:
             return
@@ -206,6 +222,8 @@ class MemoryFile:
         for name, consumed in list(state.retired.items()):
             path = self.retired_dir / name
             try:
+                if leaves(path, self.root) is not None:
+                    raise FileNotFoundError(path)  # a link out: forgotten, not followed
                 st = os.stat(path)
             except FileNotFoundError:
                 del state.retired[name]
@@ -236,7 +254,14 @@ class MemoryFile:
                 del state.retired[name]
                 state.drained.append(name)  # deleted once this state is saved
 
+    def leads_outside(self) -> bool:
+        """MEMORY.md is a link to a file outside the working directory: memdesk neither
+        reads nor rewrites it (someone else's file)."""
+        return leaves(self.path, self.root) is not None
+
     def read_text(self) -> str:
+        if self.leads_outside():
+            return ""
         try:
             return self.path.read_text("utf-8", errors="replace")
         except OSError:
@@ -250,6 +275,9 @@ class MemoryFile:
         what it found, and pass its state here: it is saved once, with the new render.
         """
         state = state if state is not None else self.load_state()
+        if self.leads_outside():
+            self.save_state(state)  # what was ingested from elsewhere stays read
+            return False
         data = text.encode("utf-8")
         try:
             current = self.path.read_bytes()

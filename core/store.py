@@ -27,6 +27,7 @@ from memdesk.core.atomic import (
     remove_stale_temp_files,
     sync_all,
 )
+from memdesk.core.confinement import file_problems, is_entry_file_path, layout_problems
 from memdesk.core.entry import (
     EDITABLE_FIELDS,
     Entry,
@@ -47,6 +48,7 @@ from memdesk.core.merge import (
     merge_entry_dicts,
     redacted_conflict,
 )
+from memdesk.core.safepath import UnsafePath, check_entry_id, entry_path, is_entry_id, leaves
 
 META_DIR = ".memdesk"
 # `source.origin` of entries that live in a managed memory file (core/memfiles/).
@@ -165,6 +167,7 @@ class Store:
         root = Path(root)
         if not root.is_dir():
             raise StoreError(f"{root}: not a directory")
+        _refuse_layout(root)
         meta = root / META_DIR
         for sub in ("entries", "inbox", "index", "conflicts"):
             (meta / sub).mkdir(parents=True, exist_ok=True)
@@ -205,6 +208,7 @@ class Store:
             raise StoreError(
                 f"{root}: not a memdesk working directory (no {META_DIR}/); run `memdesk init`"
             )
+        _refuse_layout(root)
         store = cls(root)
         store.entries_dir.mkdir(parents=True, exist_ok=True)
         store.recover()
@@ -227,6 +231,12 @@ class Store:
                 if pending
                 else 0
             )
+            if pending and not all(
+                isinstance(op, dict) and is_entry_id(op.get("entry_id")) for op in pending["ops"]
+            ):
+                # Not a batch memdesk wrote: its ids would name files anywhere. Nothing is
+                # rolled back; `problems` names the id, and the next commit replaces it.
+                return
             # Committed only when every record of the batch reached the journal; a
             # torn append may have left the first few, which go with the rollback.
             if pending and written < len(pending["ops"]):
@@ -258,8 +268,13 @@ class Store:
             raise StoreError(f"{self.settings_path}: {exc}") from exc
 
     # -- reading -----------------------------------------------------------------
-    def _path(self, entry_id: str) -> Path:
-        return self.entries_dir / f"{entry_id}.toml"
+    def _path(self, entry_id: str, where: str = "entry id") -> Path:
+        """The file of an entry. The id is checked (no '/', no '..'): with `entries/`
+        checked at open, the path cannot leave the working directory."""
+        try:
+            return entry_path(self.entries_dir, entry_id, where)
+        except UnsafePath as exc:
+            raise StoreError(str(exc)) from exc
 
     def _scan(self) -> None:
         """Refresh the in-memory view; only files whose inode, mtime or size changed are read.
@@ -339,9 +354,14 @@ class Store:
 
     @property
     def problems(self) -> list[Problem]:
+        """Damaged entry files, and what the store refused to follow (links leading
+        outside the working directory, ids in its own files that are not ids)."""
+        found = self._entry_problems() + file_problems(self.root, self.journal.unsafe_ids())
+        return sorted(found, key=lambda p: (p.path, p.line or 0))
+
+    def _entry_problems(self) -> list[Problem]:
         self._scan()
-        found = [item for _, _, item in self._files.values() if isinstance(item, Problem)]
-        return sorted(found, key=lambda p: p.path)
+        return [item for _, _, item in self._files.values() if isinstance(item, Problem)]
 
     def get(self, entry_id: str) -> Entry:
         entry = self.find(entry_id)
@@ -350,6 +370,8 @@ class Store:
         return entry
 
     def find(self, entry_id: str) -> Entry | None:
+        if not is_entry_id(entry_id):
+            return None  # not an id: names no entry (and no file)
         if self._batch and entry_id in self._batch.overlay:
             return self._batch.overlay[entry_id]
         path = self._path(entry_id)
@@ -771,6 +793,12 @@ class Store:
 
     def _reverse_group(self, group: str, target: str, op: str, actor: str) -> UndoResult:
         records = [r for r in self.journal.records() if r.group == group and r.entry_id]
+        for record in records:
+            check = f"{self.journal.path.name}: a record of group {group}"
+            try:
+                check_entry_id(record.entry_id, check)
+            except UnsafePath as exc:
+                raise StoreError(f"cannot {op}: {exc}") from exc
         ops: list[_Op] = []
         state: dict[str, Entry | None] = {}
         for record in reversed(records):
@@ -797,7 +825,7 @@ class Store:
     # -- conflicts -------------------------------------------------------------------
     def save_conflict(self, conflict: Conflict) -> Path:
         """Keep an unresolved conflict for the conflict screen (`.memdesk/conflicts/`)."""
-        path = self.conflicts_dir / f"{conflict.entry_id}.json"
+        path = self.conflicts_dir / f"{self._checked(conflict.entry_id, 'conflict')}.json"
         data = redacted_conflict(conflict).to_json()  # unscreened text never reaches disk
         atomic_write_text(path, json.dumps(data, ensure_ascii=False, default=str))
         return path
@@ -807,11 +835,17 @@ class Store:
         found: list[Conflict] = []
         if self.conflicts_dir.is_dir():
             for path in sorted(self.conflicts_dir.glob("*.json")):
+                if leaves(path, self.root) is not None:
+                    continue  # a link out: not read (listed by `problems`)
                 try:
-                    found.append(Conflict.from_json(json.loads(path.read_text("utf-8"))))
+                    conflict = Conflict.from_json(json.loads(path.read_text("utf-8")))
                 except (OSError, ValueError, KeyError, TypeError):
                     continue
-        for problem in self.problems:
+                if is_entry_id(conflict.entry_id) and (
+                    conflict.kind != "conflict-markers" or is_entry_file_path(conflict.path)
+                ):
+                    found.append(conflict)  # others are listed by `problems`
+        for problem in self._entry_problems():
             if problem.kind != "conflict-markers":
                 continue
             ours, theirs = problem.sides.get("ours"), problem.sides.get("theirs")
@@ -851,6 +885,12 @@ class Store:
         """Write the resolution atomically; the conflict disappears."""
         entry = Entry.from_dict(_no_nulls(resolved))
         entry = self._screen(entry)
+        conflict_file = self.conflicts_dir / f"{self._checked(conflict.entry_id, 'conflict')}.json"
+        if conflict.kind == "conflict-markers" and not is_entry_file_path(conflict.path):
+            raise StoreError(
+                f"conflict {conflict.entry_id}: {str(conflict.path)[:80]!r} is not an entry "
+                "file (.memdesk/entries/ID.toml); refused"
+            )
         with self.lock.held():
             if conflict.kind == "conflict-markers":
                 path = self.root / conflict.path
@@ -871,8 +911,15 @@ class Store:
                 current = self.get(conflict.entry_id)
                 changes = {k: getattr(entry, k) for k in EDITABLE_FIELDS}
                 self.edit(current.id, changes, actor=actor, op="resolve")
-            (self.conflicts_dir / f"{conflict.entry_id}.json").unlink(missing_ok=True)
+            conflict_file.unlink(missing_ok=True)
             return self.get(entry.id)
+
+    @staticmethod
+    def _checked(entry_id: str, what: str) -> str:
+        try:
+            return check_entry_id(entry_id, f"{what} id")
+        except UnsafePath as exc:
+            raise StoreError(str(exc)) from exc
 
     # -- MEMORY.md -----------------------------------------------------------------
     def ingest_memory_md(self) -> list[Entry]:
@@ -1027,6 +1074,15 @@ def _field_conflict(
     if ours.get(name) == theirs.get(name):
         return None
     return FieldConflict(name, None, ours.get(name), theirs.get(name))
+
+
+def _refuse_layout(root: Path) -> None:
+    """`.memdesk/` or something directly in it linked outside the working directory:
+    every command would read or write there, so the store does not open."""
+    refused = layout_problems(root)
+    if refused:
+        more = f" (and {len(refused) - 1} more; see `memdesk problems`)" if len(refused) > 1 else ""
+        raise StoreError(f"{root / refused[0].path}: {refused[0].message}{more}")
 
 
 def is_store(root: Path) -> bool:

@@ -15,6 +15,14 @@ from memdesk.core.store import Store
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+@pytest.fixture(autouse=True)
+def trust_file(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own trust file (`memdesk trust`): never the person's real one."""
+    path = tmp_path_factory.mktemp("trust") / "trust.toml"
+    monkeypatch.setenv("MEMDESK_TRUST_FILE", str(path))
+    return path
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     return Store.init(tmp_path)

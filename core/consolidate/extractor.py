@@ -35,6 +35,8 @@ from memdesk.core.extract.readers import read_messages
 from memdesk.core.extract.run import run_extractor
 from memdesk.core.extract.settings import ExtractSettings
 from memdesk.core.guard import redact_text
+from memdesk.core.safepath import is_inside
+from memdesk.core.trust import extractor_request, is_allowed, refuse_once, transcripts_request
 
 log = logging.getLogger("memdesk.consolidate")
 NO_EXTRACTOR = "heuristic: no extractor configured"
@@ -64,7 +66,12 @@ def transcript_paths(root: Any, raw_settings: dict[str, Any]) -> list[str]:
         if not isinstance(pattern, str):
             continue
         full = pattern if pattern.startswith("/") else str(root / pattern)
-        found.extend(sorted(glob.glob(full, recursive=True)))
+        matches = sorted(glob.glob(full, recursive=True))
+        request = transcripts_request(pattern)
+        if any(not is_inside(p, root) for p in matches) and not is_allowed(root, request):
+            refuse_once(request, root)  # outside files wait for `memdesk trust`
+            matches = [p for p in matches if is_inside(p, root)]
+        found.extend(matches)
     return list(dict.fromkeys(found))
 
 
@@ -93,6 +100,10 @@ def run_plugin(
     if extractor.use not in ("command", "callable"):
         return PluginResult()
     extractor = dataclasses.replace(extractor, timeout=timeout)
+    request = extractor_request(extractor)
+    if request is not None and not is_allowed(root, request):
+        # Not allowed on this machine: not run; the gather phase uses its heuristics.
+        return PluginResult([], refuse_once(request, root), request.value)
     result = run_extractor(messages, extractor, cwd=root)
     result.name = " ".join(extractor.command) if extractor.use == "command" else extractor.callable
     for entry in result.candidates:

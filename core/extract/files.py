@@ -87,4 +87,4 @@ def _batch_candidates(
     found = run_extractor(talk, settings, cwd=cwd, opts=opts)
     if not found.ok:
         return found
-    return PluginResult(direct + found.candidates, "", found.name)
+    return PluginResult(direct + found.candidates, "", found.name, notice=found.notice)

@@ -30,7 +30,9 @@ from memdesk.core.extract.messages import ReadStats, log
 from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, is_line_based
 from memdesk.core.extract.settings import ExtractSettings
 from memdesk.core.extract.transcript import rank_and_cap
+from memdesk.core.safepath import is_inside, leaves
 from memdesk.core.store import StoreError
+from memdesk.core.trust import is_allowed, refuse_once, transcripts_request
 
 STATE_FILE = "ingest_state.json"
 INBOX_DIR = "inbox"
@@ -97,13 +99,21 @@ def source_files(store: Any, settings: ExtractSettings | None = None) -> list[Pa
     found: list[Path] = []
     if settings.sources.inbox and inbox_dir(store).is_dir():
         found += sorted(
-            p for p in inbox_dir(store).rglob("*") if p.is_file() and not p.name.startswith(".")
+            p
+            for p in inbox_dir(store).rglob("*")
+            if p.is_file() and not p.name.startswith(".") and not _leaves_store(store, p)
         )
     for pattern in settings.sources.transcripts:
         expanded = os.path.expanduser(pattern)
         if not os.path.isabs(expanded):
             expanded = os.path.join(os.fspath(store.root), expanded)
-        found += sorted(Path(p) for p in glob.glob(expanded, recursive=True) if os.path.isfile(p))
+        matches = sorted(Path(p) for p in glob.glob(expanded, recursive=True) if os.path.isfile(p))
+        if any(not is_inside(p, store.root) for p in matches):
+            request = transcripts_request(pattern)
+            if not is_allowed(store.root, request):
+                refuse_once(request, store.root)  # files inside the working directory stay
+                matches = [p for p in matches if is_inside(p, store.root)]
+        found += matches
     unique: dict[Path, None] = {}
     for path in found:
         unique.setdefault(path.resolve(), None)
@@ -175,10 +185,18 @@ def ingest_path(
     store: Any, path: Path | str, *, settings: ExtractSettings | None = None, actor: str = "watcher"
 ) -> IngestResult:
     """Extract candidates from what is new in `path` and add them (deduped, screened)."""
+    if _inside(Path(path).absolute(), inbox_dir(store)) and _leaves_store(store, Path(path)):
+        why = leaves(path, store.root)
+        return IngestResult(path=str(path), error=f"{why}; not read")
     path = Path(path).resolve()
     result = IngestResult(path=str(path))
     if not path.is_file():
         return result
+    if not is_inside(path, store.root):
+        refused = _outside_refusal(store, path, settings)
+        if refused:
+            result.error = refused
+            return result
     if looks_binary(path):
         result.error = "not a text file (binary content): skipped"
         return result
@@ -232,6 +250,8 @@ def ingest_path(
                 result.error = found.error
                 result.messages = stats.messages
                 return result  # offsets not advanced: the next change retries
+            if found.notice and found.notice not in result.warnings:
+                result.warnings.append(found.notice)
             for candidate in found.candidates:
                 if candidate.source.origin == "transcript" and _inside(path, inbox_dir(store)):
                     candidate.source.origin = "inbox"
@@ -272,6 +292,33 @@ def looks_binary(path: Path) -> bool:
             return b"\0" in handle.read(8192)
     except OSError:
         return True
+
+
+def _outside_refusal(store: Any, path: Path, settings: ExtractSettings | None) -> str:
+    """A file outside the working directory is read only through a transcript glob the
+    person allowed on this machine (`memdesk trust`); else the refusal line."""
+    try:
+        settings = settings or ExtractSettings.from_mapping(store.settings)
+    except (SettingsError, StoreError) as exc:
+        return str(exc)
+    refused = "memdesk: not a source of this working directory; not read"
+    for pattern in settings.sources.transcripts:
+        expanded = os.path.expanduser(pattern)
+        if not os.path.isabs(expanded):
+            expanded = os.path.join(os.fspath(store.root), expanded)
+        if not any(path == Path(p).resolve() for p in glob.glob(expanded, recursive=True)):
+            continue
+        request = transcripts_request(pattern)
+        if is_allowed(store.root, request):
+            return ""
+        refused = refuse_once(request, store.root)
+    return refused
+
+
+def _leaves_store(store: Any, path: Path) -> bool:
+    """An inbox file linked outside the working directory: never read (the inbox is
+    the repository's; what it links to is not)."""
+    return leaves(path, store.root) is not None
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -58,6 +58,9 @@ class PluginResult:
     # What the recent sessions were about, if the plug-in says (an answer object's
     # "topics"): consolidation's orient phase puts these first.
     topics: list[str] = field(default_factory=list)
+    # Said once to the person, not an error: e.g. an extractor not allowed on this
+    # machine was skipped and the built-in one ran instead.
+    notice: str = ""
 
     @property
     def ok(self) -> bool:

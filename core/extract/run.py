@@ -19,6 +19,7 @@ from memdesk.core.extract.plugin import (
 )
 from memdesk.core.extract.settings import ExtractorSettings
 from memdesk.core.guard import redact_across_messages
+from memdesk.core.trust import extractor_request, is_allowed, refuse_once
 
 Extractor = Callable[..., Any]
 
@@ -43,6 +44,14 @@ def run_extractor(
     options = {"threshold": settings.threshold, "scorer": settings.scorer, **dict(opts or {})}
     if extract_fn is not None:
         return run_callable(extract_fn, messages, options, ctx, timeout=settings.timeout)
+    request = extractor_request(settings)
+    if request is not None and cwd is not None and not is_allowed(cwd, request):
+        # The working directory's settings name it, and the person has not allowed it
+        # on this machine: it does not run; the built-in extractor does.
+        notice = refuse_once(request, cwd)
+        found = PluginResult(extract_candidates(messages, options), "", "heuristic")
+        found.notice = notice
+        return found
     if settings.use == "command":
         return run_command(settings.command, messages, options, timeout=settings.timeout, cwd=cwd)
     if settings.use == "callable":

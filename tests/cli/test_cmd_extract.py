@@ -120,6 +120,8 @@ def test_failing_plugin_leaves_the_store_untouched_and_says_why(
     settings.write_text(
         settings.read_text("utf-8") + '\n[extractor]\ncommand = ["false"]\n', "utf-8"
     )
+    assert main(["--dir", str(workdir), "trust"]) == 0
+    assert "allowed: extractor.command = false" in capsys.readouterr().out
     before = all_files(workdir)
     assert main(["--dir", str(workdir), "extract", str(DEV / "transcripts.jsonl")]) == 1
     err = capsys.readouterr().err

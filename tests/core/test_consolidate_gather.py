@@ -12,6 +12,7 @@ import sys
 import pytest
 from memdesk.core.consolidate import SessionMemoryCache, apply, build_plan
 from memdesk.core.store import Store
+from memdesk.core.trust import allow, requests
 
 pytest.importorskip("memdesk.core.extract.run")
 
@@ -49,6 +50,7 @@ def project(tmp_path, extra_settings: str = "") -> Store:
         + '\n[sources]\ntranscripts = ["transcripts/*.jsonl"]\n'
         + extra_settings
     )
+    allow(tmp_path, requests(store.settings, tmp_path))  # the person allowed the command
     return Store.open(tmp_path)
 
 

@@ -14,6 +14,7 @@ from memdesk.core.extract.inbox import (
     source_files,
 )
 from memdesk.core.store import Store
+from memdesk.core.trust import allow, requests
 
 
 def line(text: str, role: str = "user", session: str = "s1") -> str:
@@ -116,6 +117,7 @@ def test_failing_plugin_does_not_advance_the_offset(tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(line("remember: the staging DB is tidepool_stage"), "utf-8")
     settings(tmp_path, '[extractor]\ncommand = ["/nonexistent/llm-extract"]')
+    allow(tmp_path, requests(store.settings, tmp_path))  # the person allowed it here
     result = ingest_path(store, transcript)
     assert result.error and result.added == []
     assert load_state(store) == {} and store.entries() == []

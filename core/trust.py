@@ -1,0 +1,231 @@
+"""What a repository's settings ask to run, and whether the person allowed it here.
+
+`.memdesk/settings.toml` travels with the repository, so whoever wrote the branch you
+pulled chose its `[extractor] command`, its `callable`, and which transcript files
+outside the working directory to read. None of that runs (or is read) until the person
+allows it on this machine, as git does with `safe.directory` and direnv with `allow`.
+
+Trust is kept outside every repository, in `$MEMDESK_TRUST_FILE`, else
+`$XDG_CONFIG_HOME/memdesk/trust.toml` (`~/.config/memdesk/trust.toml`). A record names
+the working directory by its real path and holds a fingerprint (sha256) of each allowed
+request; a changed command is a new request and needs allowing again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import glob
+import hashlib
+import os
+import shlex
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from memdesk.core.atomic import atomic_write_text
+from memdesk.core.extract.messages import log
+from memdesk.core.extract.settings import ExtractorSettings, ExtractSettings
+from memdesk.core.safepath import is_inside
+
+TRUST_ENV = "MEMDESK_TRUST_FILE"
+_warned: set[tuple[str, str]] = set()  # (dir, fingerprint): say each refusal once
+
+
+@dataclass(frozen=True)
+class Request:
+    """One thing the settings ask to run or read: `key` names the setting."""
+
+    key: str  # extractor.command, extractor.callable, sources.transcripts
+    value: str  # the command line, the callable, the glob, as a person reads it
+
+    @property
+    def fingerprint(self) -> str:
+        data = f"{self.key}\0{self.value}".encode()
+        return "sha256:" + hashlib.sha256(data).hexdigest()
+
+    def __str__(self) -> str:
+        return f"{self.key} = {self.value}"
+
+
+@dataclass
+class TrustRecord:
+    """What the person allowed for one working directory."""
+
+    dir: str
+    allowed: list[str] = field(default_factory=list)  # fingerprints
+    what: list[str] = field(default_factory=list)  # the requests, readable
+    time: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dir": self.dir, "allowed": self.allowed, "what": self.what, "time": self.time}
+
+
+class TrustError(Exception):
+    """The trust file cannot be read or written; the message says which and why."""
+
+
+def trust_file() -> Path:
+    override = os.environ.get(TRUST_ENV)
+    if override:
+        return Path(override).expanduser()
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(Path.home(), ".config")
+    return Path(config) / "memdesk" / "trust.toml"
+
+
+def real_dir(root: Path | str) -> str:
+    return os.path.realpath(root)
+
+
+# -- what the settings ask for ----------------------------------------------------------
+
+
+def extractor_request(settings: ExtractorSettings) -> Request | None:
+    """The plug-in the extractor settings would run, if any."""
+    if settings.use == "command" and settings.command:
+        return Request("extractor.command", shlex.join(settings.command))
+    if settings.use == "callable" and settings.callable:
+        return Request("extractor.callable", settings.callable)
+    return None
+
+
+def transcripts_request(pattern: str) -> Request:
+    return Request("sources.transcripts", pattern)
+
+
+def glob_leaves(pattern: str, root: Path | str) -> bool:
+    """Whether a transcript glob names (or matches) files outside the working directory."""
+    expanded = os.path.expanduser(pattern)
+    if not os.path.isabs(expanded):
+        expanded = os.path.join(os.fspath(root), expanded)
+    fixed: list[str] = []
+    for part in Path(expanded).parts:
+        if any(ch in part for ch in "*?["):
+            break
+        fixed.append(part)
+    if not is_inside(os.path.join(*fixed) if fixed else os.sep, root):
+        return True
+    return any(not is_inside(p, root) for p in glob.glob(expanded, recursive=True))
+
+
+def requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]:
+    """Everything the settings ask to run or read outside; raises SettingsError."""
+    settings = ExtractSettings.from_mapping(raw_settings)
+    found: list[Request] = []
+    plugin = extractor_request(settings.extractor)
+    if plugin is not None:
+        found.append(plugin)
+    found += [transcripts_request(p) for p in settings.sources.transcripts if glob_leaves(p, root)]
+    return found
+
+
+# -- the trust file ---------------------------------------------------------------------
+
+
+def load_records() -> list[TrustRecord]:
+    path = trust_file()
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise TrustError(f"{path}: cannot read the trust file: {exc}") from exc
+    out: list[TrustRecord] = []
+    for item in data.get("allow", []):
+        if isinstance(item, dict) and isinstance(item.get("dir"), str):
+            out.append(
+                TrustRecord(
+                    item["dir"],
+                    [str(f) for f in item.get("allowed", [])],
+                    [str(w) for w in item.get("what", [])],
+                    str(item.get("time", "")),
+                )
+            )
+    return out
+
+
+def _save(records: list[TrustRecord]) -> None:
+    path = trust_file()
+    header = "# memdesk: what each working directory's settings may run on this machine\n"
+    body = tomli_w.dumps({"allow": [r.to_dict() for r in records]})
+    try:
+        atomic_write_text(path, header + body)
+        os.chmod(path, 0o600)
+    except OSError as exc:
+        raise TrustError(f"{path}: cannot write the trust file: {exc.strerror}") from exc
+
+
+def record_for(root: Path | str) -> TrustRecord | None:
+    key = real_dir(root)
+    return next((r for r in load_records() if r.dir == key), None)
+
+
+def is_allowed(root: Path | str, request: Request) -> bool:
+    try:
+        record = record_for(root)
+    except TrustError as exc:
+        log.warning("memdesk: %s", exc)
+        return False
+    return record is not None and request.fingerprint in record.allowed
+
+
+def allow(root: Path | str, wanted: list[Request]) -> TrustRecord:
+    """Allow exactly `wanted` for this working directory (what was allowed before goes)."""
+    key = real_dir(root)
+    records = [r for r in load_records() if r.dir != key]
+    stamp = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    record = TrustRecord(key, [r.fingerprint for r in wanted], [str(r) for r in wanted], stamp)
+    _save([*records, record])
+    return record
+
+
+def revoke(root: Path | str) -> bool:
+    """Forget what was allowed for this working directory; False when nothing was."""
+    key = real_dir(root)
+    records = load_records()
+    kept = [r for r in records if r.dir != key]
+    if len(kept) == len(records):
+        return False
+    _save(kept)
+    return True
+
+
+def refusal(request: Request, root: Path | str) -> str:
+    """The one line a skipped request gets."""
+    return (
+        f"memdesk: {request} in {Path(root) / '.memdesk/settings.toml'} is not allowed on "
+        f"this machine; skipped (run `memdesk --dir {shlex.quote(os.fspath(root))} trust` "
+        "to allow it)"
+    )
+
+
+def refuse_once(request: Request, root: Path | str) -> str:
+    """The refusal line, logged the first time this process meets it."""
+    line = refusal(request, root)
+    key = (real_dir(root), request.fingerprint)
+    if key not in _warned:
+        _warned.add(key)
+        log.warning("%s", line)
+    return line
+
+
+__all__ = [
+    "TRUST_ENV",
+    "Request",
+    "TrustError",
+    "TrustRecord",
+    "allow",
+    "extractor_request",
+    "glob_leaves",
+    "is_allowed",
+    "load_records",
+    "record_for",
+    "refusal",
+    "refuse_once",
+    "requests",
+    "revoke",
+    "transcripts_request",
+    "trust_file",
+]

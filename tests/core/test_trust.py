@@ -1,0 +1,131 @@
+"""A command named by a repository's settings runs only once allowed on this machine."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from memdesk.core.extract.inbox import ingest_sources
+from memdesk.core.extract.messages import Message
+from memdesk.core.extract.run import run_extractor
+from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.store import Store
+from memdesk.core.trust import (
+    allow,
+    glob_leaves,
+    is_allowed,
+    load_records,
+    record_for,
+    requests,
+    revoke,
+)
+
+# A command that leaves a mark when it runs, and answers one candidate.
+MARK_SCRIPT = """
+import json, pathlib, sys
+pathlib.Path(sys.argv[1]).write_text("ran")
+print(json.dumps(["from the plug-in"]))
+"""
+
+
+def project(tmp_path: Path, settings: str) -> Store:
+    root = tmp_path / "repo"
+    root.mkdir(parents=True)
+    store = Store.init(root)
+    store.settings_path.write_text(store.settings_path.read_text() + settings, "utf-8")
+    return store
+
+
+def marking_command(tmp_path: Path) -> tuple[str, Path]:
+    script = tmp_path / "plugin.py"
+    script.write_text(MARK_SCRIPT, "utf-8")
+    mark = tmp_path / "ran.txt"
+    return f'[extractor]\ncommand = ["{sys.executable}", "{script}", "{mark}"]\n', mark
+
+
+MESSAGES = [Message("user", "remember: the staging database is tidepool_stage")]
+
+
+def test_untrusted_command_does_not_run_and_the_builtin_extractor_does(
+    tmp_path: Path, trust_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings, mark = marking_command(tmp_path)
+    store = project(tmp_path, settings)
+    extractor = ExtractSettings.from_mapping(store.settings).extractor
+    found = run_extractor(MESSAGES, extractor, cwd=store.root)
+    assert not mark.exists()
+    assert found.ok and found.name == "heuristic"
+    assert [e.summary for e in found.candidates] == ["the staging database is tidepool_stage"]
+    assert "is not allowed on this machine" in found.notice and "memdesk" in found.notice
+    assert "trust" in found.notice and len(found.notice.splitlines()) == 1
+
+    allow(store.root, requests(store.settings, store.root))
+    found = run_extractor(MESSAGES, extractor, cwd=store.root)
+    assert mark.read_text() == "ran" and found.name != "heuristic"
+    assert [e.summary for e in found.candidates] == ["from the plug-in"]
+    assert str(trust_file) and trust_file.is_file() and not trust_file.is_relative_to(store.root)
+
+
+def test_a_changed_command_needs_allowing_again(tmp_path: Path) -> None:
+    settings, mark = marking_command(tmp_path)
+    store = project(tmp_path, settings)
+    allow(store.root, requests(store.settings, store.root))
+    text = store.settings_path.read_text()
+    store.settings_path.write_text(text.replace(str(mark), str(mark) + ".2"), "utf-8")
+    extractor = ExtractSettings.from_mapping(store.settings).extractor
+    found = run_extractor(MESSAGES, extractor, cwd=store.root)
+    assert found.name == "heuristic" and found.notice
+    assert not Path(str(mark) + ".2").exists()
+
+
+def test_trust_is_keyed_by_the_real_path(tmp_path: Path) -> None:
+    settings, _ = marking_command(tmp_path)
+    store = project(tmp_path, settings)
+    [request] = requests(store.settings, store.root)
+    allow(store.root, [request])
+    link = tmp_path / "alias"
+    link.symlink_to(store.root)
+    assert is_allowed(link, request)  # the same folder reached through a link
+    other = project(tmp_path / "clone", settings)  # the same settings, another clone
+    assert not is_allowed(other.root, request)
+
+
+def test_untrusted_callable_is_not_imported(tmp_path: Path) -> None:
+    store = project(tmp_path, '[extractor]\ncallable = "no_such_module_here:extract"\n')
+    extractor = ExtractSettings.from_mapping(store.settings).extractor
+    found = run_extractor(MESSAGES, extractor, cwd=store.root)
+    assert found.ok and found.name == "heuristic" and "extractor.callable" in found.notice
+
+
+def test_revoke_and_list(tmp_path: Path) -> None:
+    settings, _ = marking_command(tmp_path)
+    store = project(tmp_path, settings)
+    allow(store.root, requests(store.settings, store.root))
+    assert record_for(store.root) is not None
+    assert [r.dir for r in load_records()] == [str(store.root)]
+    assert revoke(store.root) is True and revoke(store.root) is False
+    assert load_records() == []
+
+
+def test_outside_transcripts_are_read_only_when_allowed(tmp_path: Path) -> None:
+    outside = tmp_path / "sessions"
+    outside.mkdir()
+    line = {"role": "user", "content": "remember: the deploy key rotates monthly"}
+    (outside / "a.jsonl").write_text(json.dumps(line) + "\n", "utf-8")
+    store = project(tmp_path, f'[sources]\ntranscripts = ["{outside}/*.jsonl"]\n')
+    assert glob_leaves(f"{outside}/*.jsonl", store.root)
+    assert not glob_leaves("notes/*.md", store.root)
+    assert not glob_leaves("../repo/notes/*.md", store.root)
+    assert glob_leaves("../*.jsonl", store.root)
+    assert all(r.added == [] for r in ingest_sources(store))
+    assert store.entries() == []
+    allow(store.root, requests(store.settings, store.root))
+    added = [e.summary for r in ingest_sources(store) for e in r.added]
+    assert added == ["the deploy key rotates monthly"]
+
+
+def test_a_settings_file_without_commands_asks_for_nothing(tmp_path: Path) -> None:
+    store = project(tmp_path, '[sources]\ntranscripts = ["transcripts/*.jsonl"]\n')
+    assert requests(store.settings, store.root) == []
