@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "flush",
-        help="seed 000 MemoryFlush: messages on stdin -> deduped candidates + memory_flushed",
+        help="messages on stdin (before a compaction) -> deduplicated candidates + memory_flushed",
         description=(
             "Read messages from stdin (a JSON array or JSONL of {role, content} objects), "
             "extract at most [extractor] max_facts_per_flush new facts, write them as candidates "

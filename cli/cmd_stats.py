@@ -13,7 +13,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "stats",
         help="store size, entries by status/kind/scope, expiry, latency, index health",
-        description="Metrics of the memory store (seed 001). Latencies are warm medians.",
+        description="Metrics of the memory store. Latencies are warm medians.",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
