@@ -333,20 +333,24 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.store()
     problems = store.problems
     conflicts = store.open_conflicts()
+    settings = store.settings_problem()
     if args.json:
         ctx.print_json(
             {
                 "problems": [p.to_json() for p in problems],
                 "conflicts": [c.to_json() for c in conflicts],
                 "journal_skipped_lines": store.journal.skipped_lines,
+                "settings": settings,
             }
         )
         return 0
+    if settings:
+        print(settings)
     for problem in problems:
         print(problem)
     for conflict in conflicts:
         print(f"conflict ({conflict.kind}): {conflict.entry_id}: {', '.join(conflict.field_names)}")
-    if not problems and not conflicts:
+    if not problems and not conflicts and not settings:
         print("no problems")
     return 0
 

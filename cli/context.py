@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memdesk.core.errors import describe_error
+
+__all__ = ["CliContext", "UserError", "describe_error"]
+
 
 class UserError(Exception):
     """A mistake the user can fix; printed as one line, exit code 1."""

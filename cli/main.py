@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
 import memdesk.cli as cli_package
-from memdesk.cli.context import CliContext, UserError
+from memdesk.cli.context import CliContext, UserError, describe_error
 
 # Every `cmd_*.py` module in this package is a verb group (found at start-up, so a new
 # group needs no registration here). Order decides the order in `memdesk --help`.
@@ -94,6 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `memdesk list | head`: the reader left; not an error
         sys.stderr.close()
         return 0
+    except Exception as exc:  # the boundary: one line, never a traceback
+        print(f"memdesk: {describe_error(exc)}", file=sys.stderr)
+        if os.environ.get("MEMDESK_DEBUG"):
+            traceback.print_exc()
+        return 1
 
 
 def _positionals(args_list: list[str]) -> list[str]:

@@ -8,6 +8,7 @@ when the writer is killed with SIGKILL at any point.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 import threading
@@ -20,6 +21,22 @@ except ImportError:  # pragma: no cover - not on the CI platform
     fcntl = None  # type: ignore[assignment]
 
 TEMP_PREFIX = ".memdesk-tmp-"
+# errno values that mean "this store cannot be written here", not "memdesk is broken".
+NOT_WRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for a failed file operation: what, where, and what to do."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    what = exc.strerror or str(exc)
+    if exc.errno == errno.ENOSPC or exc.errno == getattr(errno, "EDQUOT", -1):
+        return (
+            f"{where}{what}: the disk is full; nothing half-written is kept "
+            "(an interrupted change is rolled back on the next run). Free space and retry"
+        )
+    if exc.errno in NOT_WRITABLE:
+        return f"{where}{what}: this store cannot be written here (reading still works)"
+    return f"{where}{what}"
 
 
 def fsync_dir(directory: Path) -> None:

@@ -40,6 +40,7 @@ from memdesk.core.entry_files import Problem, is_within, read_entry_file, write_
 from memdesk.core.journal import Journal, JournalRecord, new_group
 from memdesk.core.memory_md import MemoryFile, MemoryState
 from memdesk.core.merge import Conflict, FieldConflict, MergeConflict, merge_entry_dicts
+from memdesk.core.toml_errors import describe_toml_error
 
 META_DIR = ".memdesk"
 # Actors whose actions `undo` reverses by default: a person at the CLI or in the TUI.
@@ -230,6 +231,25 @@ class Store:
         except FileNotFoundError:
             return {}
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise StoreError(describe_toml_error(self.settings_path, exc)) from exc
+
+    def settings_problem(self) -> str | None:
+        """One line saying why settings.toml cannot be used, or None when it can."""
+        try:
+            _ = self.settings
+        except StoreError as exc:
+            return str(exc)
+        return None
+
+    def _check_render_settings(self) -> None:
+        """Raise StoreError when MEMORY.md could not be rendered with these settings:
+        called before a commit that re-renders it, so a broken settings file stops the
+        change instead of failing after it was made."""
+        from memdesk.core.memory_render import render_memory_text
+
+        try:
+            render_memory_text([], self.settings)
+        except (ValueError, TypeError) as exc:
             raise StoreError(f"{self.settings_path}: {exc}") from exc
 
     # -- reading -----------------------------------------------------------------
@@ -424,6 +444,9 @@ class Store:
             self._commit(ops, actor, label)
 
     def _commit(self, ops: list[_Op], actor: str, label: str, target_group: str = "") -> None:
+        render = self.auto_render and self._touches_memory_md(ops)
+        if render:
+            self._check_render_settings()  # before anything is written
         group = new_group()
         pending = {
             "group": group,
@@ -475,7 +498,7 @@ class Store:
         self.journal.append_many(records)
         self.pending_path.unlink(missing_ok=True)
         change = Change(label, [op.entry_id for op in ops], actor, group)
-        if self.auto_render and self._touches_memory_md(ops):
+        if render:
             self.render_memory_md()
         for listener in list(self._listeners):
             with contextlib.suppress(Exception):  # a broken listener never breaks a write
@@ -494,7 +517,9 @@ class Store:
         try:
             context = self.settings.get("context", {})
         except StoreError:
-            return True
+            # Unknown whether candidates are shown; MEMORY.md catches up on the next
+            # render. An agent's candidate is never refused for a broken settings file.
+            return False
         return bool(isinstance(context, dict) and context.get("include_candidates"))
 
     def record_event(self, op: str, payload: dict[str, Any], actor: str = "agent") -> None:

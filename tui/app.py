@@ -16,6 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
 
+from memdesk.core.errors import describe_error
 from memdesk.core.merge import MergeConflict
 from memdesk.core.store import Change, Store, StoreError
 from memdesk.tui.commands import DeskCommand, DeskCommands
@@ -233,8 +234,13 @@ class MemdeskApp(App[int]):
                 timeout=8,
             )
             self.services.invalidate([error.conflict.entry_id])
-        elif isinstance(error, StoreError | ValueError):
-            self.notify(str(error), title=f"{message.label} failed", severity="error", timeout=8)
+        elif isinstance(error, StoreError | ValueError | OSError):
+            self.notify(
+                describe_error(error),
+                title=f"{message.label}: not done",
+                severity="error",
+                timeout=8,
+            )
         elif error is not None:
             self.show_error(error, where=message.label)
         else:
@@ -412,11 +418,16 @@ class MemdeskApp(App[int]):
             self.show_error(event.worker.error, where=event.worker.name or "background work")
 
     def show_error(self, error: BaseException | None, where: str = "") -> None:
-        """The one place errors from workers end up: a readable dialog."""
+        """The one place errors from workers end up. What a person can fix (a broken
+        settings file, a store that cannot be written) is one line; a bug is a dialog
+        with the details to copy."""
         from memdesk.tui.screens.dialogs import ErrorDialog
 
         self.progress = None
         self.progress_label = ""
+        if isinstance(error, StoreError | ValueError | OSError):
+            self.notify(describe_error(error), title=where or "error", severity="error", timeout=10)
+            return
         self.push_screen(ErrorDialog(error, where))
 
     # -- screens -----------------------------------------------------------------------
