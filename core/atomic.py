@@ -7,9 +7,11 @@ when the writer is killed with SIGKILL at any point.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import os
+import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -109,6 +111,13 @@ def remove_stale_temp_files(directory: Path) -> int:
     return removed
 
 
+def scratch_dir(prefix: str) -> Path:
+    """A private temporary folder, removed when the process exits."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 class FileLock:
     """An exclusive lock shared by every memdesk process on the same store.
 
@@ -121,16 +130,41 @@ class FileLock:
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._fd: int | None = None
+        # Why this process cannot take the lock for writing ("" when it can): a store
+        # on a read-only mount, or another user's. Reading then goes on under a shared
+        # lock (or none), and the store refuses to write.
+        self.read_only_reason = ""
 
     def acquire(self) -> None:
         self._thread_lock.acquire()
-        if self._depth == 0:
+        try:
+            if self._depth == 0:
+                self._fd = self._lock_fd()
+        except BaseException:
+            self._thread_lock.release()
+            raise
+        self._depth += 1
+
+    def _lock_fd(self) -> int | None:
+        try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            if exc.errno not in NOT_WRITABLE:
+                raise
+            self.read_only_reason = f"{exc.filename or self.path}: {exc.strerror}"
+            try:  # a shared lock still waits for a writer to finish
+                fd = os.open(self.path, os.O_RDONLY)
+            except OSError:
+                return None
             if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            self._fd = fd
-        self._depth += 1
+                with contextlib.suppress(OSError):
+                    fcntl.flock(fd, fcntl.LOCK_SH)
+            return fd
+        self.read_only_reason = ""
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
 
     def release(self) -> None:
         self._depth -= 1

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memdesk.core.atomic import append_line_durably
+from memdesk.core.atomic import NOT_WRITABLE, append_line_durably
 from memdesk.core.entry import now
 
 
@@ -126,6 +126,10 @@ class Journal:
             fd = os.open(self.path, os.O_RDWR)
         except FileNotFoundError:
             return 0
+        except OSError as exc:
+            if exc.errno in NOT_WRITABLE:
+                return 0  # a read-only store: readers skip a half line anyway
+            raise
         try:
             size = os.fstat(fd).st_size
             if size == 0 or os.pread(fd, 1, size - 1) == b"\n":

@@ -25,6 +25,7 @@ from memdesk.core.atomic import (
     atomic_write_text,
     fsync_dir,
     remove_stale_temp_files,
+    scratch_dir,
     sync_all,
 )
 from memdesk.core.entry import (
@@ -182,8 +183,13 @@ class Store:
                 f"{root}: not a memdesk working directory (no {META_DIR}/); run `memdesk init`"
             )
         store = cls(root)
-        store.entries_dir.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # a read-only store is still read
+            store.entries_dir.mkdir(parents=True, exist_ok=True)
         store.recover()
+        if store.lock.read_only_reason:
+            # The search index is derived and local: on a store this process cannot
+            # write, build it in a scratch folder removed at exit.
+            store.index_dir = scratch_dir("memdesk-index-")
         return store
 
     def recover(self) -> None:
@@ -192,8 +198,8 @@ class Store:
             remove_stale_temp_files(self.entries_dir)
             remove_stale_temp_files(self.meta_dir)
             self.journal.cut_torn_tail()
-            if not self.pending_path.exists():
-                return
+            if not self.pending_path.exists() or self.lock.read_only_reason:
+                return  # nothing to roll back, or no way to (a read-only store)
             try:
                 pending = json.loads(self.pending_path.read_text("utf-8"))
             except (OSError, ValueError):
@@ -444,6 +450,7 @@ class Store:
             self._commit(ops, actor, label)
 
     def _commit(self, ops: list[_Op], actor: str, label: str, target_group: str = "") -> None:
+        self.check_writable()
         render = self.auto_render and self._touches_memory_md(ops)
         if render:
             self._check_render_settings()  # before anything is written
@@ -522,9 +529,19 @@ class Store:
             return False
         return bool(isinstance(context, dict) and context.get("include_candidates"))
 
+    def check_writable(self) -> None:
+        """Raise StoreError when this process cannot write the store (read-only mount,
+        another user's files); call under the lock. Reading works all the same."""
+        if self.lock.read_only_reason:
+            raise StoreError(
+                f"cannot write to this store ({self.lock.read_only_reason}); "
+                "reading verbs still work"
+            )
+
     def record_event(self, op: str, payload: dict[str, Any], actor: str = "agent") -> None:
         """Journal an event that changes no entry (e.g. memory_flushed)."""
         with self.lock.held():
+            self.check_writable()
             self.journal.append(
                 JournalRecord(op=op, actor=actor, group=new_group(), payload=payload)
             )
@@ -853,6 +870,7 @@ class Store:
     def ingest_memory_md(self) -> list[Entry]:
         """Turn lines others added to MEMORY.md into candidates (deduplicated)."""
         with self.lock.held():
+            self.check_writable()
             added, state = self._ingest_memory_md()
             self.memory_file.save_state(state)  # only now are the lines marked read
             return added
@@ -885,6 +903,7 @@ class Store:
         from memdesk.core.memory_render import render_memory_text
 
         with self.lock.held():
+            self.check_writable()
             previous, self.auto_render = self.auto_render, False
             try:
                 _, state = self._ingest_memory_md()

@@ -44,3 +44,34 @@ async def test_broken_settings_no_dialog_and_approve_not_done(store: Store) -> N
     assert title == "approve: not done"
     assert "settings.toml:1: not valid TOML" in message
     assert "\n" not in message
+
+
+async def test_desk_reads_a_read_only_store(demo_dir: Path) -> None:
+    import errno
+
+    from fs_faults import failing_writes
+
+    with failing_writes(demo_dir, errno.EROFS):
+        store = Store.open(demo_dir)
+        app = make_app(store)
+        messages: list[tuple[str, str]] = []
+        real_notify = app.notify
+
+        def notify(message: str, *, title: str = "", **kwargs) -> None:  # type: ignore[no-untyped-def]
+            messages.append((title, message))
+            real_notify(message, title=title, **kwargs)
+
+        app.notify = notify  # type: ignore[method-assign]
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await settle(pilot)
+            queue = app.screen
+            assert len(queue.rows) > 0  # type: ignore[attr-defined]
+            first = queue.current_entry().id  # type: ignore[attr-defined]
+            await pilot.press("a")
+            await wait_for(pilot, lambda: any("not done" in t for t, _ in messages))
+            await settle(pilot)
+            assert not isinstance(app.screen, ErrorDialog)
+    assert status_on_disk(demo_dir, first) == "candidate"
+    _, message = next((t, m) for t, m in messages if "not done" in t)
+    assert "cannot write" in message and "\n" not in message
