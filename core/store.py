@@ -251,10 +251,10 @@ class Store:
         """Raise StoreError when MEMORY.md could not be rendered with these settings:
         called before a commit that re-renders it, so a broken settings file stops the
         change instead of failing after it was made."""
-        from memdesk.core.memory_render import render_memory_text
+        from memdesk.core.context.settings import context_settings
 
         try:
-            render_memory_text([], self.settings)
+            context_settings(self.settings)  # what the render reads; no tokenizer load
         except (ValueError, TypeError) as exc:
             raise StoreError(f"{self.settings_path}: {exc}") from exc
 
