@@ -87,7 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     ctx = CliContext(args)
     try:
-        return int(args.func(args, ctx) or 0)
+        code = int(args.func(args, ctx) or 0)
+        for warning in ctx.warnings():
+            print(f"memdesk: warning: {warning}", file=sys.stderr)
+        return code
     except UserError as exc:
         print(f"memdesk: {exc}", file=sys.stderr)
         return 1

@@ -151,6 +151,9 @@ class Store:
         self._listeners: list[Callable[[Change], None]] = []
         self._batch: _Batch | None = None
         self.auto_render = True
+        # Things a committed change could not finish (a MEMORY.md render), for the caller
+        # to show: the change itself is done and is never reported as failed.
+        self.warnings: list[str] = []
 
     # -- opening -----------------------------------------------------------------
     @classmethod
@@ -506,7 +509,15 @@ class Store:
         self.pending_path.unlink(missing_ok=True)
         change = Change(label, [op.entry_id for op in ops], actor, group)
         if render:
-            self.render_memory_md()
+            try:
+                self.render_memory_md()
+            except (OSError, StoreError) as exc:
+                # The change is committed: say MEMORY.md lags, never that it failed.
+                from memdesk.core.errors import describe_error
+
+                self.warnings.append(
+                    f"saved, but MEMORY.md was not rewritten: {describe_error(exc)}"
+                )
         for listener in list(self._listeners):
             with contextlib.suppress(Exception):  # a broken listener never breaks a write
                 listener(change)

@@ -92,14 +92,15 @@ def failing_writes(root: Path, code: int = errno_codes.EROFS) -> Iterator[None]:
 
 
 def cli_with_failing_writes(
-    root: Path, code: int, *args: str, stdin: str | None = None
+    root: Path, code: int, *args: str, stdin: str | None = None, fail_under: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """`memdesk --dir ROOT ARGS` in a real process whose writes under ROOT fail."""
+    """`memdesk --dir ROOT ARGS` in a real process whose writes under ROOT (or under
+    `fail_under`) fail."""
     program = HOOK + "\nfrom memdesk.cli.main import main\nsys.exit(main(sys.argv[1:]))\n"
     env = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
-        "MEMDESK_TEST_FAIL_UNDER": str(root),
+        "MEMDESK_TEST_FAIL_UNDER": str(fail_under or root),
         "MEMDESK_TEST_FAIL_ERRNO": str(code),
     }
     return subprocess.run(
