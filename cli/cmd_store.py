@@ -334,6 +334,7 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
     problems = store.problems
     conflicts = store.open_conflicts()
     settings = store.settings_problem()
+    store.journal.records()  # a full read finds the lines that are not records
     if args.json:
         ctx.print_json(
             {
@@ -346,11 +347,13 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
         return 0
     if settings:
         print(settings)
+    for line in store.journal.skipped_lines:
+        print(f"{store.journal.path}:{line}: skipped: not a journal record")
     for problem in problems:
         print(problem)
     for conflict in conflicts:
         print(f"conflict ({conflict.kind}): {conflict.entry_id}: {', '.join(conflict.field_names)}")
-    if not problems and not conflicts and not settings:
+    if not problems and not conflicts and not settings and not store.journal.skipped_lines:
         print("no problems")
     return 0
 

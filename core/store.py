@@ -204,7 +204,7 @@ class Store:
             if not self.pending_path.exists() or self.lock.read_only_reason:
                 return  # nothing to roll back, or no way to (a read-only store)
             try:
-                pending = json.loads(self.pending_path.read_text("utf-8"))
+                pending = _pending_batch(json.loads(self.pending_path.read_text("utf-8")))
             except (OSError, ValueError):
                 pending = None
             written = (
@@ -224,7 +224,11 @@ class Store:
                         with contextlib.suppress(FileNotFoundError):
                             path.unlink()
                     else:
-                        write_entry_file(path, Entry.from_dict(_no_nulls(before)))
+                        try:
+                            restored = Entry.from_dict(_no_nulls(before))
+                        except EntryError:
+                            continue  # not an entry: the file stays as it is, for `problems`
+                        write_entry_file(path, restored)
                 fsync_dir(self.entries_dir)
             self.pending_path.unlink(missing_ok=True)
             self._files.clear()
@@ -945,6 +949,22 @@ def _apply(entry: Entry, changes: dict[str, Any]) -> Entry:
         return Entry.from_dict(_no_nulls(data))
     except EntryError as exc:
         raise StoreError(str(exc)) from exc
+
+
+def _pending_batch(data: Any) -> dict[str, Any] | None:
+    """The pending batch file's content when it has the shape `_commit` writes; a
+    damaged one is dropped (its entries' files were not written by it, or fully)."""
+    if not isinstance(data, dict) or not isinstance(data.get("group"), str):
+        return None
+    ops = data.get("ops")
+    if not isinstance(ops, list) or not all(
+        isinstance(op, dict)
+        and isinstance(op.get("entry_id"), str)
+        and isinstance(op.get("before"), dict | None)
+        for op in ops
+    ):
+        return None
+    return data
 
 
 def _file_key(st: os.stat_result) -> tuple[int, int]:
