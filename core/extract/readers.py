@@ -169,7 +169,17 @@ def _plain_message(record: Any, where: str, number: int) -> list[Message] | None
 
 
 def record_messages(record: Any, locator: str, stats: ReadStats) -> list[Message] | None:
-    """Messages in one decoded record; [] for known metadata, None when unrecognised."""
+    """Messages in one decoded record; [] for known metadata, None when unrecognised.
+    A record of a known kind with values of the wrong shape is skipped with a warning:
+    one odd line never stops a transcript (or the inbox files after it)."""
+    try:
+        return _record_messages(record, locator, stats)
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError, RecursionError) as exc:
+        stats.warn(locator.rpartition(":")[2] or locator, f"unreadable record ({exc!r:.80})")
+        return []
+
+
+def _record_messages(record: Any, locator: str, stats: ReadStats) -> list[Message] | None:
     if not isinstance(record, dict):
         return None
     kind = record.get("type")
@@ -282,7 +292,7 @@ def _openai_conversation(record: dict[str, Any], locator: str) -> Iterator[Messa
             for n in mapping.values()
             if isinstance(n, dict) and isinstance(n.get("message"), dict)
         ]
-        thread.sort(key=lambda m: m.get("create_time") or 0)
+        thread.sort(key=lambda m: _time_key(m.get("create_time")))
     for index, message in enumerate(thread):
         author = message.get("author") or {}
         role = normalise_role(author.get("role") if isinstance(author, dict) else author)
@@ -306,9 +316,17 @@ def _openai_conversation(record: dict[str, Any], locator: str) -> Iterator[Messa
         )
 
 
+def _time_key(value: Any) -> float:
+    """Sort key for an export's `create_time`: numbers in order, anything else first."""
+    return float(value) if isinstance(value, int | float) and value == value else 0.0
+
+
 def _epoch_iso(value: Any) -> str:
     if isinstance(value, int | float) and value > 0:
-        return dt.datetime.fromtimestamp(value, dt.UTC).replace(microsecond=0).isoformat()
+        try:
+            return dt.datetime.fromtimestamp(value, dt.UTC).replace(microsecond=0).isoformat()
+        except (OverflowError, OSError, ValueError):  # 1e300: not a time anyone lived
+            return ""
     return str(value or "")
 
 
