@@ -334,6 +334,7 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
     problems = store.problems
     conflicts = store.open_conflicts()
     settings = store.settings_problem()
+    memory_md = store.memory_file.conflict_problem()
     store.journal.records()  # a full read finds the lines that are not records
     if args.json:
         ctx.print_json(
@@ -342,18 +343,20 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
                 "conflicts": [c.to_json() for c in conflicts],
                 "journal_skipped_lines": store.journal.skipped_lines,
                 "settings": settings,
+                "memory_md": memory_md,
             }
         )
         return 0
-    if settings:
-        print(settings)
+    for line in (settings, memory_md):
+        if line:
+            print(line)
     for line in store.journal.skipped_lines:
         print(f"{store.journal.path}:{line}: skipped: not a journal record")
     for problem in problems:
         print(problem)
     for conflict in conflicts:
         print(f"conflict ({conflict.kind}): {conflict.entry_id}: {', '.join(conflict.field_names)}")
-    if not problems and not conflicts and not settings and not store.journal.skipped_lines:
+    if not (problems or conflicts or settings or memory_md or store.journal.skipped_lines):
         print("no problems")
     return 0
 

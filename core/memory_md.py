@@ -58,6 +58,17 @@ class MemoryState:
     drained: list[str] = field(default_factory=list)  # retired files read to the end
 
 
+_MARKERS = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
+
+
+def conflict_marker_line(text: str) -> int | None:
+    """The line of the first git conflict marker (`<<<<<<< `) in `text`, or None."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("<<<<<<<"):
+            return number
+    return None
+
+
 def is_content_line(line: str) -> bool:
     """A line that can carry a fact (not blank, heading, comment or rule)."""
     stripped = line.strip()
@@ -136,7 +147,11 @@ class MemoryFile:
 
         data, inode = self._read_complete(self.path)
         state.live = (inode, len(data))
-        for number, raw_line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        text = data.decode("utf-8", "replace")
+        conflicted = conflict_marker_line(text) is not None
+        for number, raw_line in enumerate(text.splitlines(), 1):
+            if conflicted and raw_line.startswith(_MARKERS):
+                continue  # git's markers are not facts; both sides' lines are read
             take(raw_line, f"{MEMORY_FILE}:{number}")
         self._drain_retired(state, take)
         state.ingested |= seen
@@ -193,6 +208,17 @@ class MemoryFile:
                     take(tail.decode("utf-8", "replace"), f".memdesk/retired/{name}@{consumed}")
                 del state.retired[name]
                 state.drained.append(name)  # deleted once this state is saved
+
+    def conflict_problem(self) -> str | None:
+        """One line when git left conflict markers in MEMORY.md: the next render
+        rewrites it from the store (the lines of both sides are read first)."""
+        line = conflict_marker_line(self.read_text())
+        if line is None:
+            return None
+        return (
+            f"{self.path}:{line}: git conflict markers: the lines of both sides are read "
+            "as candidates; `memdesk render` rewrites the file from the store"
+        )
 
     def read_text(self) -> str:
         try:
