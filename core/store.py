@@ -200,6 +200,8 @@ class Store:
         with self.lock.held():
             remove_stale_temp_files(self.entries_dir)
             remove_stale_temp_files(self.meta_dir)
+            remove_stale_temp_files(self.conflicts_dir)
+            remove_stale_temp_files(self.root)  # a MEMORY.md rewrite killed midway
             self.journal.cut_torn_tail()
             if not self.pending_path.exists() or self.lock.read_only_reason:
                 return  # nothing to roll back, or no way to (a read-only store)
