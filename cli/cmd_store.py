@@ -298,25 +298,40 @@ def run_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
 def run_import(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.store()
     path = Path(args.file)
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; import takes one JSON or JSONL file")
     if not path.is_file():
         raise UserError(f"{path}: no such file")
     result = read_import_file(path)
     added: list[Entry] = []
     refused: list[str] = []
+    duplicates: list[str] = []
+    # Like ingest and extract: a text the store holds (or rejected) is not added again,
+    # so importing a file twice, or an export back, doubles nothing.
+    known = store.known_hashes()
     with store.batch(ACTOR, "import"):
         for position, entry in result.entries:
+            if entry.text_hash in known:
+                duplicates.append(f"{path}: item {position}: already in the store")
+                continue
             try:
                 added.append(store.add(entry, actor=ACTOR))
             except GuardRefused as exc:
                 refused.append(f"{path}: item {position}: {exc}")
+                continue
+            known.add(entry.text_hash)
     errors = [*result.errors, *refused]
     if args.json:
-        ctx.print_json({"imported": [e.id for e in added], "errors": errors})
+        ctx.print_json(
+            {"imported": [e.id for e in added], "errors": errors, "duplicates": duplicates}
+        )
     else:
         for error in errors:
             print(error, file=sys.stderr)
+        skipped = f", {len(duplicates)} duplicate(s) skipped" if duplicates else ""
         print(
-            f"imported {len(added)} entr{'y' if len(added) == 1 else 'ies'}, {len(errors)} invalid"
+            f"imported {len(added)} entr{'y' if len(added) == 1 else 'ies'}, "
+            f"{len(errors)} invalid{skipped}"
         )
     return 1 if errors and not added else 0
 

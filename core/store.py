@@ -37,7 +37,14 @@ from memdesk.core.entry import (
     now,
     text_hash,
 )
-from memdesk.core.entry_files import Problem, is_within, read_entry_file, write_entry_file
+from memdesk.core.entry_files import (
+    MAX_ENTRY_BYTES,
+    Problem,
+    entry_to_toml,
+    is_within,
+    read_entry_file,
+    write_entry_file,
+)
 from memdesk.core.journal import Journal, JournalRecord, new_group
 from memdesk.core.memory_md import MemoryFile, MemoryState
 from memdesk.core.merge import Conflict, FieldConflict, MergeConflict, merge_entry_dicts
@@ -93,6 +100,18 @@ class GuardRefused(StoreError):
     def __init__(self, reasons: list[str]) -> None:
         self.reasons = reasons
         super().__init__("refused by the do-not-write guard: " + "; ".join(reasons))
+
+
+class TooLarge(GuardRefused):
+    """An entry bigger than the store reads back (`MAX_ENTRY_BYTES` on disk)."""
+
+    def __init__(self, size: int) -> None:
+        self.reasons = [f"{size:,} bytes on disk; an entry is at most 1 MB"]
+        StoreError.__init__(
+            self,
+            f"the entry would be {size:,} bytes on disk; an entry is at most 1 MB "
+            f"({MAX_ENTRY_BYTES:,} bytes): keep the summary short, put the rest in a file",
+        )
 
 
 @dataclass
@@ -573,7 +592,15 @@ class Store:
             raise GuardRefused(verdict.reasons or ["refused"])
         # Validate and normalise exactly as a read from disk would (trimmed summary,
         # known kinds...), so the journal's after-state is what the file reads back as.
-        return Entry.from_dict(verdict.entry.to_dict())
+        checked = Entry.from_dict(verdict.entry.to_dict())
+        # A file the store would refuse to read must not be written (only big texts
+        # can come near the limit: the others skip the extra serialisation).
+        rough = len(checked.summary) + sum(map(len, checked.facts)) + len(checked.source.excerpt)
+        if rough * 4 > MAX_ENTRY_BYTES:
+            size = len(entry_to_toml(checked))
+            if size > MAX_ENTRY_BYTES:
+                raise TooLarge(size)
+        return checked
 
     # -- operations --------------------------------------------------------------
     def add(self, entry: Entry, actor: str = "user") -> Entry:
@@ -1023,6 +1050,7 @@ __all__ = [
     "NotFound",
     "Store",
     "StoreError",
+    "TooLarge",
     "UndoResult",
     "is_store",
     "is_within",
