@@ -12,6 +12,7 @@ import contextlib
 import errno
 import os
 import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -62,6 +63,10 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
     try:
+        # mkstemp makes the file 0600; the target gets the mode it already has, or what
+        # the umask gives a new file (an agent running as another user reads MEMORY.md).
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, _mode_for(path))
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -74,6 +79,25 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         raise
     if durable:
         fsync_dir(path.parent)
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~current_umask()
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where the system allows (changing
+    it, even for a moment, races with other threads creating files)."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", "rb") as status:
+        for line in status:
+            if line.startswith(b"Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def sync_all() -> None:
