@@ -178,6 +178,8 @@ class Store:
     @classmethod
     def init(cls, root: Path | str) -> Store:
         root = Path(root)
+        if not root.exists() and root.parent.is_dir():
+            root.mkdir()  # `init` on a new folder makes it, like `git init DIR`
         if not root.is_dir():
             raise StoreError(f"{root}: not a directory")
         meta = root / META_DIR
@@ -200,6 +202,8 @@ class Store:
     @classmethod
     def open(cls, root: Path | str) -> Store:
         root = Path(root)
+        if not root.exists():
+            raise StoreError(f"{root}: no such folder")
         if not (root / META_DIR).is_dir():
             raise StoreError(
                 f"{root}: not a memdesk working directory (no {META_DIR}/); run `memdesk init`"
