@@ -54,6 +54,19 @@ def _value_tokens(text: str) -> set[str]:
     return {t for t in tokenize(text) if not has_cjk(t) and t not in ENGLISH_STOPWORDS}
 
 
+def _as_written(stems: list[str], text: str) -> list[str]:
+    """The words of `text` the stems came from ("decided", not "decid"): a reason a
+    person reads quotes the entry, not the index."""
+    surface: dict[str, str] = {}
+    for word in _WORD.findall(text):
+        for stem in tokenize(word):
+            surface.setdefault(stem, word.lower())
+    return [surface.get(stem, stem) for stem in stems]
+
+
+_WORD = re.compile(r"[^\W_][\w.+#/-]*")
+
+
 def classify_pair(
     a: Entry, b: Entry, similarity: float, settings: SearchSettings
 ) -> tuple[str, str] | None:
@@ -77,10 +90,12 @@ def classify_pair(
         )
         if cue or numbers or similarity >= 0.8:
             why = "change wording" if cue else "different numbers" if numbers else "very similar"
+            shown_a = _as_written(sorted(only_a)[:3], a.search_text())
+            shown_b = _as_written(sorted(only_b)[:3], b.search_text())
             return (
                 "contradiction",
                 f"same {a.kind}/{a.scope}, different values "
-                f"{sorted(only_a)[:3]} vs {sorted(only_b)[:3]} ({why}, similarity {similarity:.2f})",
+                f"{shown_a} vs {shown_b} ({why}, similarity {similarity:.2f})",
             )
     if similarity >= settings.duplicate_similarity:
         return "near", f"similarity {similarity:.2f}"

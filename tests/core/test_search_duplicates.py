@@ -95,3 +95,17 @@ def test_unrelated_long_entries_sharing_one_name_are_not_flagged() -> None:
     ]
     vectors = {"a": _unit(1, 0.6, 0), "b": _unit(1, 0, 0.5)}
     assert find_duplicates(entries, vectors=vectors) == []
+
+
+def test_contradiction_reason_quotes_words_as_written() -> None:
+    from memdesk.core.entry import Entry
+    from memdesk.core.search.duplicates import classify_pair
+    from memdesk.core.search.settings import SearchSettings
+
+    a = Entry(summary="We decided the dev server listens on port 8000")
+    b = Entry(summary="We switched the dev server to port 8080 before the release")
+    verdict = classify_pair(a, b, 0.9, SearchSettings(model="none"))
+    assert verdict is not None and verdict[0] == "contradiction"
+    assert "decid'" not in verdict[1] and "befor'" not in verdict[1]
+    assert "'8000'" in verdict[1] and "'8080'" in verdict[1]
+    assert "'decided'" in verdict[1] or "'before'" in verdict[1], verdict[1]
