@@ -86,6 +86,9 @@ class WriteDone(Message):
         self.then = then
 
 
+PALETTE_ICON = ">"
+
+
 def display_dir(root: Path) -> str:
     home = Path.home()
     with contextlib.suppress(ValueError):
@@ -411,6 +414,18 @@ class MemdeskApp(App[int]):
 
     def _after_sync(self) -> None:
         self.data_version += 1
+
+    def action_command_palette(self) -> None:
+        """Textual's palette, with a search mark every terminal font has (its 🔎 is a
+        box in many)."""
+        from textual.command import CommandPalette, SearchIcon
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            palette = CommandPalette(id="--command-palette")
+            self.push_screen(palette)
+            palette.call_after_refresh(
+                lambda: setattr(palette.query_one(SearchIcon), "icon", PALETTE_ICON)
+            )
 
     # -- errors ------------------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
