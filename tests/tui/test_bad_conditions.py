@@ -75,3 +75,20 @@ async def test_desk_reads_a_read_only_store(demo_dir: Path) -> None:
     assert status_on_disk(demo_dir, first) == "candidate"
     _, message = next((t, m) for t, m in messages if "not done" in t)
     assert "cannot write" in message and "\n" not in message
+
+
+async def test_edit_dialog_names_the_field_of_a_bad_date(store: Store) -> None:
+    from memdesk.tui.screens.dialogs import EditScreen
+    from textual.widgets import Input, Static
+
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, EditScreen))
+        app.screen.query_one("#edit-valid-until", Input).value = "next friday"
+        app.screen.action_save()  # type: ignore[attr-defined]
+        await pilot.pause()
+        shown = str(app.screen.query_one("#edit-error", Static).render())
+        assert isinstance(app.screen, EditScreen)  # stays open to fix it
+        assert "valid_until" in shown and "YYYY-MM-DD" in shown
