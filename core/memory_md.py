@@ -148,9 +148,8 @@ class MemoryFile:
         data, inode = self._read_complete(self.path)
         state.live = (inode, len(data))
         text = data.decode("utf-8", "replace")
-        conflicted = conflict_marker_line(text) is not None
         for number, raw_line in enumerate(text.splitlines(), 1):
-            if conflicted and raw_line.startswith(_MARKERS):
+            if raw_line.startswith(_MARKERS):
                 continue  # git's markers are not facts; both sides' lines are read
             take(raw_line, f"{MEMORY_FILE}:{number}")
         self._drain_retired(state, take)
