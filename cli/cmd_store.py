@@ -243,11 +243,14 @@ def run_edit(args: argparse.Namespace, ctx: CliContext) -> int:
         value = getattr(args, name, None)
         if value is not None:
             changes[name] = value
-    if args.tag:
-        changes["tags"] = [*changes.get("tags", store.get(entry_id).tags), *args.tag]
-    if not changes:
+    if not changes and not args.tag:
         raise UserError("nothing to change: give --summary, --kind, --scope, ... ")
-    entry = store.edit(entry_id, changes, base_version=args.base_version, actor=ACTOR)
+    # --tag adds to the tags on disk: read them and write under one hold of the lock,
+    # or a tag another process added in between is lost.
+    with store.lock.held():
+        if args.tag:
+            changes["tags"] = [*changes.get("tags", store.get(entry_id).tags), *args.tag]
+        entry = store.edit(entry_id, changes, base_version=args.base_version, actor=ACTOR)
     if args.json:
         ctx.print_json(entry.to_json())
     else:
