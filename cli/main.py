@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import os
 import pkgutil
 import sys
@@ -26,6 +27,7 @@ COMMAND_ORDER: tuple[str, ...] = (
     "store",
     "app",
     "extract",
+    "sources",
     "search",
     "context",
     "consolidate",
@@ -48,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="memdesk",
         description="Review, curate and preview the long-term memory AI agents keep.",
     )
+    parser.add_argument("--version", action="version", version=f"memdesk {_version()}")
     parser.add_argument(
         "--dir", default=".", help="working directory holding MEMORY.md and .memdesk/ (default: .)"
     )
@@ -55,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     for name in command_modules():
         importlib.import_module(name).register(sub)
     return parser
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("memdesk")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
+        return "unknown"
 
 
 def _is_verb(word: str, parser: argparse.ArgumentParser) -> bool:
@@ -70,7 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # `memdesk` or `memdesk DIR` (no verb) opens the TUI on that directory.
     positional = _positionals(args_list)
     if not positional or not _is_verb(positional[0], parser):
-        if any(a in ("-h", "--help") for a in args_list):
+        if any(a in ("-h", "--help", "--version") for a in args_list):
+            if "--version" in args_list:
+                print(f"memdesk {_version()}")
+                return 0
             parser.print_help()
             return 0
         if positional and (len(positional) > 1 or not Path(positional[0]).is_dir()):

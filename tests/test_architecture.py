@@ -41,3 +41,12 @@ def test_no_core_source_file_mentions_a_ui_import() -> None:
         if UI_IMPORT.search(path.read_text("utf-8"))
     ]
     assert offenders == []
+
+
+def test_import_contracts_in_pyproject_hold() -> None:
+    """The import-linter contracts of pyproject.toml, run as CI runs them."""
+    from importlinter.cli import lint_imports
+
+    root = Path(__file__).resolve().parents[1]
+    code = lint_imports(config_filename=str(root / "pyproject.toml"), no_cache=True, no_logo=True)
+    assert code == 0, "an import contract in pyproject.toml is broken (run lint-imports)"

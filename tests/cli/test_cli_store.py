@@ -151,3 +151,9 @@ def test_concurrent_edit_conflict_is_saved_not_overwritten(tmp_path: Path, cli) 
     assert entry_toml(tmp_path, entry_id)["summary"] == "use pnpm 8"
     problems = json.loads(cli("--dir", str(tmp_path), "problems", "--json").stdout)
     assert problems["conflicts"][0]["entry_id"] == entry_id
+
+
+def test_version_prints_the_installed_version(cli) -> None:
+    done = cli("--version")
+    assert done.returncode == 0
+    assert done.stdout.startswith("memdesk ") and done.stdout.split()[1][0].isdigit()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from memdesk.core.entry import Entry
-from memdesk.core.search import find_duplicates
+from memdesk.core.pairs import find_duplicates
 from search_fakes import CountingEmbedder
 
 
@@ -98,14 +98,12 @@ def test_unrelated_long_entries_sharing_one_name_are_not_flagged() -> None:
 
 
 def test_contradiction_reason_quotes_words_as_written() -> None:
-    from memdesk.core.entry import Entry
-    from memdesk.core.search.duplicates import classify_pair
-    from memdesk.core.search.settings import SearchSettings
+    from memdesk.core.pairs import THRESHOLDS, verdict
 
     a = Entry(summary="We decided the dev server listens on port 8000")
     b = Entry(summary="We switched the dev server to port 8080 before the release")
-    verdict = classify_pair(a, b, 0.9, SearchSettings(model="none"))
-    assert verdict is not None and verdict[0] == "contradiction"
-    assert "decid'" not in verdict[1] and "befor'" not in verdict[1]
-    assert "'8000'" in verdict[1] and "'8080'" in verdict[1]
-    assert "'decided'" in verdict[1] or "'before'" in verdict[1], verdict[1]
+    found = verdict(a, b, 0.9, next(iter(THRESHOLDS.values())))
+    assert found is not None and found.type == "contradiction", found
+    assert "decid'" not in found.reason and "befor'" not in found.reason
+    assert "'8000'" in found.reason and "'8080'" in found.reason
+    assert "'decided'" in found.reason or "'before'" in found.reason, found.reason

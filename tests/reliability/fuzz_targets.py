@@ -302,6 +302,7 @@ markdown_files = st.one_of(
 
 def _transcript_check(suffix: str) -> Callable[[bytes, Path], None]:
     def check(raw: bytes, folder: Path) -> None:
+        from memdesk.core.extract.formats import NAMES, UnrecognisedFormat
         from memdesk.core.extract.inbox import ingest_path
         from memdesk.core.extract.messages import ReadStats
         from memdesk.core.extract.readers import read_messages
@@ -309,9 +310,14 @@ def _transcript_check(suffix: str) -> Callable[[bytes, Path], None]:
         store = _store(folder)
         path = store.root / f"session{suffix}"
         path.write_bytes(raw)
-        fmt = {".jsonl": "jsonl", ".json": "json", ".md": "markdown"}[suffix]
-        for message in read_messages(path, stats=ReadStats(str(path)), fmt=fmt):
-            str(message.text)
+        try:  # the reader detection picks, as `extract` does
+            for message in read_messages(path, stats=ReadStats(str(path))):
+                str(message.text)
+        except UnrecognisedFormat:
+            pass  # said in one line: no reader recognises the file
+        for name in NAMES:  # and every reader, forced, on the same bytes
+            for message in read_messages(path, stats=ReadStats(str(path)), fmt=name):
+                str(message.text)
         result = ingest_path(store, path)
         assert not result.error or "\n" not in result.error
 
