@@ -74,14 +74,17 @@ def test_chatgpt_export_with_huge_and_mixed_times(tmp_path: Path) -> None:
 
 def test_wrong_shaped_record_is_skipped_with_a_warning(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    path.write_text(
-        json.dumps({"type": "user", "message": {"role": "user", "content": 5}})
-        + "\n"
-        + json.dumps({"mapping": {"a": {"message": {"author": 3, "content": []}}}})
-        + "\n"
-        + json.dumps({"role": "user", "content": "Remember: tests run with pytest -q"})
-        + "\n"
-    )
+    records = [
+        {"type": "user", "message": {"role": "user", "content": 5}, "sessionId": "s"},
+        {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": 7}]}},
+        {"type": "user", "message": {"role": ["user"], "content": {"a": 1}}},
+        {
+            "type": "user",
+            "message": {"role": "user", "content": "Remember: tests run with pytest -q"},
+            "sessionId": "s",
+        },
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
     stats = ReadStats(str(path))
     texts = [m.text for m in read_messages(path, stats=stats)]
     assert "Remember: tests run with pytest -q" in texts
