@@ -324,7 +324,7 @@ class Entry:
                 field="superseded_by",
                 value=superseded_by,
             )
-        kwargs["superseded_by"] = superseded_by
+        kwargs["superseded_by"] = clean_text(superseded_by)
         kwargs["valid_until"] = parse_date(data.get("valid_until"), "valid_until", path)
         kwargs["source"] = Source.from_dict(data.get("source"), path=path)
         flags = data.get("flags") or {}
@@ -337,7 +337,7 @@ class Entry:
                 field="flags",
                 value=flags,
             )
-        kwargs["flags"] = dict(flags)
+        kwargs["flags"] = {clean_text(k): clean_text(v) for k, v in flags.items()}
         if data.get("id") is not None:
             entry_id = data["id"]
             if not isinstance(entry_id, str) or not _ID.match(entry_id):

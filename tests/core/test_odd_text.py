@@ -99,3 +99,19 @@ def test_add_with_non_utf8_argument(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     entries = Store.open(tmp_path).entries()
     assert [e.summary for e in entries] == ["caf\ufffd opens at 9"]
+
+
+def test_every_text_field_is_cleaned(tmp_path: Path) -> None:
+    from memdesk.core.entry_files import entry_to_toml
+
+    entry = Entry.from_dict(
+        {
+            "summary": "s",
+            "flags": {"suspicious\udc80": "why \ud83d"},
+            "superseded_by": "m-1\udc80",
+            "tags": ["t\udc80"],
+            "section": ["Build \ud83d"],
+            "source": {"origin": "o\udc80", "files": ["f\udc80"]},
+        }
+    )
+    entry_to_toml(entry)  # encodes: no lone surrogate left anywhere
