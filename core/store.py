@@ -203,7 +203,9 @@ class Store:
     def open(cls, root: Path | str) -> Store:
         root = Path(root)
         if not root.exists():
-            raise StoreError(f"{root}: no such folder")
+            raise StoreError(
+                f"{root}: not a memdesk working directory (no such folder); `memdesk init` makes it"
+            )
         if not (root / META_DIR).is_dir():
             raise StoreError(
                 f"{root}: not a memdesk working directory (no {META_DIR}/); run `memdesk init`"
