@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -19,8 +21,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_open)
 
     p = sub.add_parser("demo", help="open the TUI on a copy of the bundled demo project")
-    p.add_argument("--path", help="copy the demo here instead of a temporary folder")
-    p.add_argument("--no-tui", action="store_true", help="only copy it and print where")
+    p.add_argument(
+        "--path",
+        help="copy the demo here (kept; opened again if a copy is already there) instead "
+        "of a temporary folder removed when the desk closes",
+    )
+    p.add_argument(
+        "--no-open",
+        "--no-tui",
+        dest="no_tui",
+        action="store_true",
+        help="only copy it and print where (for scripts and tests)",
+    )
     p.set_defaults(func=run_demo)
 
 
@@ -50,10 +62,32 @@ def run_open(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def run_demo(args: argparse.Namespace, ctx: CliContext) -> int:
-    target = Path(args.path) if args.path else Path(tempfile.mkdtemp(prefix="memdesk-demo-"))
-    root = copy_demo_project(target, today=dt.date.today())
-    store = Store.open(root)
+    if args.path:
+        target = Path(args.path)
+        if is_store(target):  # a copy made earlier: open it again, changes and all
+            print(f"{target}: the demo copy already there", file=sys.stderr)
+            return _open_demo(target, args.no_tui)
+        if target.exists() and (not target.is_dir() or any(target.iterdir())):
+            raise UserError(f"{target}: not empty and not a demo copy; give a new or empty folder")
+        copy_demo_project(target, today=dt.date.today())
+        return _open_demo(target, args.no_tui)
+    scratch = Path(tempfile.mkdtemp(prefix="memdesk-demo-"))
+    root = copy_demo_project(scratch, today=dt.date.today())
     if args.no_tui:
+        print(root)  # the caller asked for the copy: it stays
+        return 0
+    try:
+        return _open_demo(root, False)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)  # a temporary demo leaves nothing
+
+
+def _open_demo(root: Path, no_open: bool) -> int:
+    try:
+        store = Store.open(root)
+    except StoreError as exc:
+        raise UserError(str(exc)) from exc
+    if no_open:
         print(root)
         return 0
     return _run_tui(store)

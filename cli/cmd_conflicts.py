@@ -80,8 +80,11 @@ def run_resolve(args: argparse.Namespace, ctx: CliContext) -> int:
             entry = take_side(store, item, args.take, actor="cli")
             print(f"{entry.id}: took {args.take}")
         elif args.keep:
+            before = store.find(args.keep)
             entry = keep_one(store, item, args.keep, actor="cli")
-            print(f"kept {entry.id}; {' / '.join(i for i in item.ids if i != entry.id)} superseded")
+            approved = " (approved)" if before and before.status in ("candidate", "expired") else ""
+            others = " / ".join(i for i in item.ids if i != entry.id)
+            print(f"kept {entry.id}{approved}; {others} superseded")
         elif args.merge_into:
             entry = merge_pair(store, item, args.merge_into, actor="cli")
             print(f"merged into {entry.id}")

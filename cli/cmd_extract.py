@@ -12,7 +12,7 @@ from memdesk.cli.context import CliContext, UserError
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
 from memdesk.core.extract.flush import flush
-from memdesk.core.extract.inbox import ingest_sources, looks_binary
+from memdesk.core.extract.inbox import ingest_sources, looks_binary, unmatched_globs
 from memdesk.core.extract.messages import Message, ReadStats
 from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, record_messages
 from memdesk.core.extract.settings import ExtractSettings
@@ -133,6 +133,12 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
             raise UserError("--sources needs a memdesk working directory (run `memdesk init`)")
         if args.dry_run:
             raise UserError("--sources cannot be combined with --dry-run (it records offsets)")
+        for pattern in unmatched_globs(store):
+            print(
+                f"memdesk: warning: {store.settings_path}: [sources] transcripts "
+                f"{pattern!r} matches no file",
+                file=sys.stderr,
+            )
         for result in ingest_sources(store):
             if result.error:
                 print(f"memdesk: warning: {result.path}: {result.error}", file=sys.stderr)

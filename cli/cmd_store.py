@@ -253,13 +253,16 @@ def run_edit(args: argparse.Namespace, ctx: CliContext) -> int:
         value = getattr(args, name, None)
         if value is not None:
             changes[name] = value
-    if args.tag:
-        changes["tags"] = [*changes.get("tags", store.get(entry_id).tags), *args.tag]
-    if not changes and not args.clear_flag:
+    if not changes and not args.tag and not args.clear_flag:
         raise UserError("nothing to change: give --summary, --kind, --scope, ... ")
-    entry = store.get(entry_id)
-    if changes:
-        entry = store.edit(entry_id, changes, base_version=args.base_version, actor=ACTOR)
+    # --tag adds to the tags on disk: read them and write under one hold of the lock,
+    # or a tag another process added in between is lost.
+    with store.lock.held():
+        if args.tag:
+            changes["tags"] = [*changes.get("tags", store.get(entry_id).tags), *args.tag]
+        entry = store.get(entry_id)
+        if changes:
+            entry = store.edit(entry_id, changes, base_version=args.base_version, actor=ACTOR)
     if args.clear_flag:
         entry = store.clear_flag(entry_id, args.clear_flag, actor=ACTOR)
     if args.json:
@@ -319,6 +322,8 @@ def run_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
 def run_import(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.store()
     path = Path(args.file)
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; import takes one JSON or JSONL file")
     if not path.is_file():
         raise UserError(f"{path}: no such file")
     if looks_like_markdown(path):
@@ -329,20 +334,33 @@ def run_import(args: argparse.Namespace, ctx: CliContext) -> int:
     result = read_import_file(path)
     added: list[Entry] = []
     refused: list[str] = []
+    duplicates: list[str] = []
+    # Like ingest and extract: a text the store holds (or rejected) is not added again,
+    # so importing a file twice, or an export back, doubles nothing.
+    known = store.known_hashes()
     with store.batch(ACTOR, "import"):
         for position, entry in result.entries:
+            if entry.text_hash in known:
+                duplicates.append(f"{path}: item {position}: already in the store")
+                continue
             try:
                 added.append(store.add(entry, actor=ACTOR))
             except GuardRefused as exc:
                 refused.append(f"{path}: item {position}: {exc}")
+                continue
+            known.add(entry.text_hash)
     errors = [*result.errors, *refused]
     if args.json:
-        ctx.print_json({"imported": [e.id for e in added], "errors": errors})
+        ctx.print_json(
+            {"imported": [e.id for e in added], "errors": errors, "duplicates": duplicates}
+        )
     else:
         for error in errors:
             print(error, file=sys.stderr)
+        skipped = f", {len(duplicates)} duplicate(s) skipped" if duplicates else ""
         print(
-            f"imported {len(added)} entr{'y' if len(added) == 1 else 'ies'}, {len(errors)} invalid"
+            f"imported {len(added)} entr{'y' if len(added) == 1 else 'ies'}, "
+            f"{len(errors)} invalid{skipped}"
         )
     return 1 if errors and not added else 0
 
@@ -375,20 +393,30 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.store()
     problems = store.problems
     conflicts = store.open_conflicts()
+    settings = store.settings_problem()
+    memory_md = store.memory_file.conflict_problem()
+    store.journal.records()  # a full read finds the lines that are not records
     if args.json:
         ctx.print_json(
             {
                 "problems": [p.to_json() for p in problems],
                 "conflicts": [c.to_json() for c in conflicts],
                 "journal_skipped_lines": store.journal.skipped_lines,
+                "settings": settings,
+                "memory_md": memory_md,
             }
         )
         return 0
+    for line in (settings, memory_md):
+        if line:
+            print(line)
+    for line in store.journal.skipped_lines:
+        print(f"{store.journal.path}:{line}: skipped: not a journal record")
     for problem in problems:
         print(problem)
     for conflict in conflicts:
         print(f"conflict ({conflict.kind}): {conflict.entry_id}: {', '.join(conflict.field_names)}")
-    if not problems and not conflicts:
+    if not (problems or conflicts or settings or memory_md or store.journal.skipped_lines):
         print("no problems")
     return 0
 

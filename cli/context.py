@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memdesk.core.errors import describe_error
+
+__all__ = ["CliContext", "UserError", "describe_error"]
+
 
 class UserError(Exception):
     """A mistake the user can fix; printed as one line, exit code 1."""
@@ -17,14 +21,21 @@ class CliContext:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.dir = Path(args.dir)
+        self.opened: list[Any] = []  # the stores this verb opened
 
     def store(self, *, create: bool = False):  # -> memdesk.core.store.Store
         from memdesk.core.store import Store, StoreError
 
         try:
-            return Store.init(self.dir) if create else Store.open(self.dir)
+            store = Store.init(self.dir) if create else Store.open(self.dir)
         except StoreError as exc:
             raise UserError(str(exc)) from exc
+        self.opened.append(store)
+        return store
+
+    def warnings(self) -> list[str]:
+        """What committed changes could not finish (shown after the verb's output)."""
+        return [w for store in self.opened for w in store.warnings]
 
     @staticmethod
     def print_json(data: Any) -> None:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.metadata
+import os
 import pkgutil
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
 import memdesk.cli as cli_package
-from memdesk.cli.context import CliContext, UserError
+from memdesk.cli.context import CliContext, UserError, describe_error
 from memdesk.core.safepath import UnsafePath
 
 # Every `cmd_*.py` module in this package is a verb group (found at start-up, so a new
@@ -100,7 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     ctx = CliContext(args)
     try:
-        return int(args.func(args, ctx) or 0)
+        code = int(args.func(args, ctx) or 0)
+        for warning in ctx.warnings():
+            print(f"memdesk: warning: {warning}", file=sys.stderr)
+        return code
     except (UserError, UnsafePath) as exc:  # UnsafePath: a refused link or id, one line
         print(f"memdesk: {exc}", file=sys.stderr)
         return 1
@@ -109,6 +114,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `memdesk list | head`: the reader left; not an error
         sys.stderr.close()
         return 0
+    except Exception as exc:  # the boundary: one line, never a traceback
+        print(f"memdesk: {describe_error(exc)}", file=sys.stderr)
+        if os.environ.get("MEMDESK_DEBUG"):
+            traceback.print_exc()
+        return 1
 
 
 def _positionals(args_list: list[str]) -> list[str]:

@@ -7,8 +7,12 @@ when the writer is killed with SIGKILL at any point.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import errno
 import os
+import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -22,6 +26,22 @@ except ImportError:  # pragma: no cover - not on the CI platform
     fcntl = None  # type: ignore[assignment]
 
 TEMP_PREFIX = ".memdesk-tmp-"
+# errno values that mean "this store cannot be written here", not "memdesk is broken".
+NOT_WRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for a failed file operation: what, where, and what to do."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    what = exc.strerror or str(exc)
+    if exc.errno == errno.ENOSPC or exc.errno == getattr(errno, "EDQUOT", -1):
+        return (
+            f"{where}{what}: the disk is full; nothing half-written is kept "
+            "(an interrupted change is rolled back on the next run). Free space and retry"
+        )
+    if exc.errno in NOT_WRITABLE:
+        return f"{where}{what}: this store cannot be written here (reading still works)"
+    return f"{where}{what}"
 
 
 def fsync_dir(directory: Path) -> None:
@@ -45,6 +65,10 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
     try:
+        # mkstemp makes the file 0600; the target gets the mode it already has, or what
+        # the umask gives a new file (an agent running as another user reads MEMORY.md).
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, _mode_for(path))
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -57,6 +81,25 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         raise
     if durable:
         fsync_dir(path.parent)
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~current_umask()
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where the system allows (changing
+    it, even for a moment, races with other threads creating files)."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", "rb") as status:
+        for line in status:
+            if line.startswith(b"Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def sync_all() -> None:
@@ -97,6 +140,13 @@ def remove_stale_temp_files(directory: Path) -> int:
     return removed
 
 
+def scratch_dir(prefix: str) -> Path:
+    """A private temporary folder, removed when the process exits."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 class FileLock:
     """An exclusive lock shared by every memdesk process on the same store.
 
@@ -109,17 +159,42 @@ class FileLock:
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._fd: int | None = None
+        # Why this process cannot take the lock for writing ("" when it can): a store
+        # on a read-only mount, or another user's. Reading then goes on under a shared
+        # lock (or none), and the store refuses to write.
+        self.read_only_reason = ""
 
     def acquire(self) -> None:
         self._thread_lock.acquire()
-        if self._depth == 0:
+        try:
+            if self._depth == 0:
+                self._fd = self._lock_fd()
+        except BaseException:
+            self._thread_lock.release()
+            raise
+        self._depth += 1
+
+    def _lock_fd(self) -> int | None:
+        try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # Not through a link: creating the lock must not create a file elsewhere.
             fd = open_no_follow(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            if exc.errno not in NOT_WRITABLE:
+                raise
+            self.read_only_reason = f"{exc.filename or self.path}: {exc.strerror}"
+            try:  # a shared lock still waits for a writer to finish
+                fd = open_no_follow(self.path, os.O_RDONLY)
+            except OSError:
+                return None
             if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            self._fd = fd
-        self._depth += 1
+                with contextlib.suppress(OSError):
+                    fcntl.flock(fd, fcntl.LOCK_SH)
+            return fd
+        self.read_only_reason = ""
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
 
     def release(self) -> None:
         self._depth -= 1

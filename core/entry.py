@@ -109,9 +109,20 @@ _SPACE = re.compile(r"\s+")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
 
+def clean_text(text: str) -> str:
+    """Text that can be written as UTF-8: a surrogate pair becomes its character, a lone
+    surrogate (a broken emoji in a transcript, a non-UTF-8 byte in a shell argument)
+    becomes U+FFFD instead of failing every write later."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def normalise_text(text: str) -> str:
     """Canonical form for de-duplication: NFKC, no list bullet, collapsed space, casefold."""
-    text = unicodedata.normalize("NFKC", text)
+    text = unicodedata.normalize("NFKC", clean_text(text))
     text = _BULLET.sub("", text)
     text = _SPACE.sub(" ", text).strip()
     return text.casefold()
@@ -186,7 +197,7 @@ class Source:
                     field=f"source.{key}",
                     value=value,
                 )
-            kwargs[key] = value
+            kwargs[key] = clean_text(value)
         for key in ("files", "commands"):
             kwargs[key] = _str_list(data.get(key), f"source.{key}", path)
         return cls(**kwargs)
@@ -297,7 +308,7 @@ class Entry:
                 field="summary",
                 value=summary,
             )
-        kwargs: dict[str, Any] = {"summary": summary.strip()}
+        kwargs: dict[str, Any] = {"summary": clean_text(summary.strip())}
         for name, allowed in (
             ("kind", KINDS),
             ("scope", SCOPES),
@@ -320,7 +331,7 @@ class Entry:
                 field="superseded_by",
                 value=superseded_by,
             )
-        kwargs["superseded_by"] = superseded_by
+        kwargs["superseded_by"] = clean_text(superseded_by)
         kwargs["valid_until"] = parse_date(data.get("valid_until"), "valid_until", path)
         kwargs["source"] = Source.from_dict(data.get("source"), path=path)
         flags = data.get("flags") or {}
@@ -333,7 +344,7 @@ class Entry:
                 field="flags",
                 value=flags,
             )
-        kwargs["flags"] = dict(flags)
+        kwargs["flags"] = {clean_text(k): clean_text(v) for k, v in flags.items()}
         if data.get("id") is not None:
             entry_id = data["id"]
             if not isinstance(entry_id, str) or not ENTRY_ID.fullmatch(entry_id):
@@ -395,9 +406,9 @@ def _str_list(value: Any, name: str, path: str) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
-        return [value] if value else []
+        return [clean_text(value)] if value else []
     if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-        return list(value)
+        return [clean_text(v) for v in value]
     raise EntryError(
         f"field '{name}' must be a list of text, got {value!r}",
         path=path,

@@ -49,8 +49,17 @@ class Problem:
         }
 
 
+CONFLICT_MARKERS: tuple[str, ...] = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
+
+
 def entry_to_toml(entry: Entry) -> bytes:
-    return tomli_w.dumps(entry.to_dict(), multiline_strings=True).encode("utf-8")
+    text = tomli_w.dumps(entry.to_dict(), multiline_strings=True)
+    if any(line.startswith(CONFLICT_MARKERS) for line in text.splitlines()):
+        # A line of the text starts like a git conflict marker: as a multi-line string
+        # it would start a line of the file and the file would read as conflicted.
+        # One-line strings (newlines escaped) keep every marker inside its value.
+        text = tomli_w.dumps(entry.to_dict(), multiline_strings=False)
+    return text.encode("utf-8")
 
 
 def write_entry_file(path: Path, entry: Entry, *, durable: bool = True) -> None:

@@ -19,14 +19,15 @@ def read_import_file(path: Path) -> ImportResult:
     """A JSON array or JSONL of entries. Invalid items are reported with their position
     (array index or line number); the valid ones are returned."""
     result = ImportResult()
-    try:
-        text = path.read_text("utf-8")
-    except UnicodeDecodeError as exc:
-        result.errors.append(f"{path}: not UTF-8 text (byte {exc.start})")
-        return result
-    stripped = text.lstrip()
+    raw = path.read_bytes()
     items: list[tuple[str, object]] = []
-    if stripped.startswith("["):
+    if raw.lstrip().startswith(b"["):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            result.errors.append(f"{path}:{line}: not UTF-8 text (byte {exc.start})")
+            return result
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -34,7 +35,13 @@ def read_import_file(path: Path) -> ImportResult:
             return result
         items = [(f"item {i}", item) for i, item in enumerate(data)]
     else:
-        for number, line in enumerate(text.splitlines(), 1):
+        # JSONL: each line on its own, so one bad byte costs one line, not the file.
+        for number, raw_line in enumerate(raw.splitlines(), 1):
+            try:
+                line = raw_line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                result.errors.append(f"{path}:{number}: not UTF-8 text (byte {exc.start})")
+                continue
             if not line.strip():
                 continue
             try:

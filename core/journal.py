@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memdesk.core.atomic import append_line_durably
+from memdesk.core.atomic import NOT_WRITABLE, append_line_durably
 from memdesk.core.entry import now
 from memdesk.core.safepath import is_entry_id, open_no_follow
 
@@ -46,9 +46,51 @@ class JournalRecord:
 
     @classmethod
     def from_json(cls, line: str) -> JournalRecord:
+        """Parse one line; ValueError when it is not a record of the right shape (a
+        reader skips it and reports its line, so one bad line breaks nothing)."""
         data = json.loads(line)
-        known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        if not isinstance(data, dict):
+            raise ValueError(f"a journal record is an object, got {type(data).__name__}")
+        fields = {k: v for k, v in data.items() if k in _FIELD_TYPES}
+        for name, value in fields.items():
+            if not _FIELD_TYPES[name](value):
+                raise ValueError(f"journal field {name!r} has the wrong type: {value!r:.60}")
+        if not fields.get("op"):
+            raise ValueError("a journal record needs an op")
+        return cls(**fields)
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _is_version(value: object) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _is_table(value: object) -> bool:
+    return isinstance(value, dict)
+
+
+def _is_entry_state(value: object) -> bool:
+    """A whole entry before/after (or None): an object whose summary, if any, is text."""
+    return value is None or (isinstance(value, dict) and isinstance(value.get("summary", ""), str))
+
+
+_FIELD_TYPES = {
+    "op": _is_text,
+    "entry_id": _is_text,
+    "actor": _is_text,
+    "time": _is_text,
+    "group": _is_text,
+    "version_before": _is_version,
+    "version_after": _is_version,
+    "changes": _is_table,
+    "before": _is_entry_state,
+    "after": _is_entry_state,
+    "target_group": _is_text,
+    "payload": _is_table,
+}
 
 
 def new_group() -> str:
@@ -131,6 +173,10 @@ class Journal:
             fd = open_no_follow(self.path, os.O_RDWR)  # never truncates through a link
         except FileNotFoundError:
             return 0
+        except OSError as exc:
+            if exc.errno in NOT_WRITABLE:
+                return 0  # a read-only store: readers skip a half line anyway
+            raise
         try:
             size = os.fstat(fd).st_size
             if size == 0 or os.pread(fd, 1, size - 1) == b"\n":

@@ -65,6 +65,17 @@ class MemoryState:
     drained: list[str] = field(default_factory=list)  # retired files read to the end
 
 
+_MARKERS = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
+
+
+def conflict_marker_line(text: str) -> int | None:
+    """The line of the first git conflict marker (`<<<<<<< `) in `text`, or None."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("<<<<<<<"):
+            return number
+    return None
+
+
 def is_content_line(line: str) -> bool:
     """A line that can carry a fact (not blank, heading, comment or rule)."""
     stripped = line.strip()
@@ -156,9 +167,10 @@ class MemoryFile:
             data, inode = self._read_complete(self.path)
         state.live = (inode, len(data))
         for number, (offset, raw) in enumerate(_split_lines(data), 1):
-            take(
-                raw.decode("utf-8", "replace"), f"{MEMORY_FILE}:{number}", (self.path, offset, raw)
-            )
+            line = raw.decode("utf-8", "replace")
+            if line.startswith(_MARKERS):
+                continue  # git's markers are not facts; both sides' lines are read
+            take(line, f"{MEMORY_FILE}:{number}", (self.path, offset, raw))
         self._drain_retired(state, take)
         state.ingested |= seen
         _mark_multiline_secrets(found)
@@ -258,6 +270,17 @@ class MemoryFile:
         """MEMORY.md is a link to a file outside the working directory: memdesk neither
         reads nor rewrites it (someone else's file)."""
         return leaves(self.path, self.root) is not None
+
+    def conflict_problem(self) -> str | None:
+        """One line when git left conflict markers in MEMORY.md: the next render
+        rewrites it from the store (the lines of both sides are read first)."""
+        line = conflict_marker_line(self.read_text())
+        if line is None:
+            return None
+        return (
+            f"{self.path}:{line}: git conflict markers: the lines of both sides are read "
+            "as candidates; `memdesk render` rewrites the file from the store"
+        )
 
     def read_text(self) -> str:
         if self.leads_outside():

@@ -181,13 +181,19 @@ def flatten(section: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
 
 
 def expired_per_day(records: list[Any]) -> dict[str, int]:
-    """Entries that became expired, per day of the journal record (oldest day first)."""
-    days: Counter[str] = Counter()
+    """Entries that became expired, per day of the journal record (oldest day first).
+    An expiry later undone does not count (a redo counts it again)."""
+    standing: dict[str, list[str]] = {}  # entry id -> days of its expiries in force
     for record in records:
         before = (record.before or {}).get("status")
         after = (record.after or {}).get("status")
         if after == "expired" and before != "expired":
-            days[str(record.time)[:10]] += 1
+            standing.setdefault(record.entry_id, []).append(str(record.time)[:10])
+        elif record.op == "undo" and before == "expired" and after != "expired":
+            days_of_entry = standing.get(record.entry_id)
+            if days_of_entry:
+                days_of_entry.pop()
+    days = Counter(day for entry_days in standing.values() for day in entry_days)
     return dict(sorted(days.items()))
 
 

@@ -25,6 +25,7 @@ from memdesk.core.atomic import (
     atomic_write_text,
     fsync_dir,
     remove_stale_temp_files,
+    scratch_dir,
     sync_all,
 )
 from memdesk.core.confinement import file_problems, is_entry_file_path, layout_problems
@@ -37,7 +38,14 @@ from memdesk.core.entry import (
     now,
     text_hash,
 )
-from memdesk.core.entry_files import Problem, is_within, read_entry_file, write_entry_file
+from memdesk.core.entry_files import (
+    MAX_ENTRY_BYTES,
+    Problem,
+    entry_to_toml,
+    is_within,
+    read_entry_file,
+    write_entry_file,
+)
 from memdesk.core.guard.screen import CLEARED_FLAG
 from memdesk.core.journal import Journal, JournalRecord, new_group
 from memdesk.core.memory_md import ExternalLine, MemoryFile, MemoryState
@@ -49,6 +57,7 @@ from memdesk.core.merge import (
     redacted_conflict,
 )
 from memdesk.core.safepath import UnsafePath, check_entry_id, entry_path, is_entry_id, leaves
+from memdesk.core.toml_errors import describe_toml_error
 
 META_DIR = ".memdesk"
 # `source.origin` of entries that live in a managed memory file (core/memfiles/).
@@ -102,6 +111,18 @@ class GuardRefused(StoreError):
     def __init__(self, reasons: list[str]) -> None:
         self.reasons = reasons
         super().__init__("refused by the do-not-write guard: " + "; ".join(reasons))
+
+
+class TooLarge(GuardRefused):
+    """An entry bigger than the store reads back (`MAX_ENTRY_BYTES` on disk)."""
+
+    def __init__(self, size: int) -> None:
+        self.reasons = [f"{size:,} bytes on disk; an entry is at most 1 MB"]
+        StoreError.__init__(
+            self,
+            f"the entry would be {size:,} bytes on disk; an entry is at most 1 MB "
+            f"({MAX_ENTRY_BYTES:,} bytes): keep the summary short, put the rest in a file",
+        )
 
 
 @dataclass
@@ -160,11 +181,16 @@ class Store:
         self._listeners: list[Callable[[Change], None]] = []
         self._batch: _Batch | None = None
         self.auto_render = True
+        # Things a committed change could not finish (a MEMORY.md render), for the caller
+        # to show: the change itself is done and is never reported as failed.
+        self.warnings: list[str] = []
 
     # -- opening -----------------------------------------------------------------
     @classmethod
     def init(cls, root: Path | str) -> Store:
         root = Path(root)
+        if not root.exists() and root.parent.is_dir():
+            root.mkdir()  # `init` on a new folder makes it, like `git init DIR`
         if not root.is_dir():
             raise StoreError(f"{root}: not a directory")
         _refuse_layout(root)
@@ -204,14 +230,23 @@ class Store:
     @classmethod
     def open(cls, root: Path | str) -> Store:
         root = Path(root)
+        if not root.exists():
+            raise StoreError(
+                f"{root}: not a memdesk working directory (no such folder); `memdesk init` makes it"
+            )
         if not (root / META_DIR).is_dir():
             raise StoreError(
                 f"{root}: not a memdesk working directory (no {META_DIR}/); run `memdesk init`"
             )
         _refuse_layout(root)
         store = cls(root)
-        store.entries_dir.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # a read-only store is still read
+            store.entries_dir.mkdir(parents=True, exist_ok=True)
         store.recover()
+        if store.lock.read_only_reason:
+            # The search index is derived and local: on a store this process cannot
+            # write, build it in a scratch folder removed at exit.
+            store.index_dir = scratch_dir("memdesk-index-")
         return store
 
     def recover(self) -> None:
@@ -219,11 +254,13 @@ class Store:
         with self.lock.held():
             remove_stale_temp_files(self.entries_dir)
             remove_stale_temp_files(self.meta_dir)
+            remove_stale_temp_files(self.conflicts_dir)
+            remove_stale_temp_files(self.root)  # a MEMORY.md rewrite killed midway
             self.journal.cut_torn_tail()
-            if not self.pending_path.exists():
-                return
+            if not self.pending_path.exists() or self.lock.read_only_reason:
+                return  # nothing to roll back, or no way to (a read-only store)
             try:
-                pending = json.loads(self.pending_path.read_text("utf-8"))
+                pending = _pending_batch(json.loads(self.pending_path.read_text("utf-8")))
             except (OSError, ValueError):
                 pending = None
             written = (
@@ -249,7 +286,11 @@ class Store:
                         with contextlib.suppress(FileNotFoundError):
                             path.unlink()
                     else:
-                        write_entry_file(path, Entry.from_dict(_no_nulls(before)))
+                        try:
+                            restored = Entry.from_dict(_no_nulls(before))
+                        except EntryError:
+                            continue  # not an entry: the file stays as it is, for `problems`
+                        write_entry_file(path, restored)
                 fsync_dir(self.entries_dir)
             self.pending_path.unlink(missing_ok=True)
             self._files.clear()
@@ -265,6 +306,25 @@ class Store:
         except FileNotFoundError:
             return {}
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise StoreError(describe_toml_error(self.settings_path, exc)) from exc
+
+    def settings_problem(self) -> str | None:
+        """One line saying why settings.toml cannot be used, or None when it can."""
+        try:
+            _ = self.settings
+        except StoreError as exc:
+            return str(exc)
+        return None
+
+    def _check_render_settings(self) -> None:
+        """Raise StoreError when MEMORY.md could not be rendered with these settings:
+        called before a commit that re-renders it, so a broken settings file stops the
+        change instead of failing after it was made."""
+        from memdesk.core.context.settings import context_settings
+
+        try:
+            context_settings(self.settings)  # what the render reads; no tokenizer load
+        except (ValueError, TypeError) as exc:
             raise StoreError(f"{self.settings_path}: {exc}") from exc
 
     # -- reading -----------------------------------------------------------------
@@ -471,6 +531,10 @@ class Store:
             self._commit(ops, actor, label)
 
     def _commit(self, ops: list[_Op], actor: str, label: str, target_group: str = "") -> None:
+        self.check_writable()
+        render = self.auto_render and self._touches_memory_md(ops)
+        if render:
+            self._check_render_settings()  # before anything is written
         group = new_group()
         pending = {
             "group": group,
@@ -522,8 +586,16 @@ class Store:
         self.journal.append_many(records)
         self.pending_path.unlink(missing_ok=True)
         change = Change(label, [op.entry_id for op in ops], actor, group)
-        if self.auto_render and self._touches_memory_md(ops):
-            self.render_memory_md()
+        if render:
+            try:
+                self.render_memory_md()
+            except (OSError, StoreError) as exc:
+                # The change is committed: say MEMORY.md lags, never that it failed.
+                from memdesk.core.errors import describe_error
+
+                self.warnings.append(
+                    f"saved, but MEMORY.md was not rewritten: {describe_error(exc)}"
+                )
         for listener in list(self._listeners):
             with contextlib.suppress(Exception):  # a broken listener never breaks a write
                 listener(change)
@@ -544,12 +616,24 @@ class Store:
         try:
             context = self.settings.get("context", {})
         except StoreError:
-            return True
+            # Unknown whether candidates are shown; MEMORY.md catches up on the next
+            # render. An agent's candidate is never refused for a broken settings file.
+            return False
         return bool(isinstance(context, dict) and context.get("include_candidates"))
+
+    def check_writable(self) -> None:
+        """Raise StoreError when this process cannot write the store (read-only mount,
+        another user's files); call under the lock. Reading works all the same."""
+        if self.lock.read_only_reason:
+            raise StoreError(
+                f"cannot write to this store ({self.lock.read_only_reason}); "
+                "reading verbs still work"
+            )
 
     def record_event(self, op: str, payload: dict[str, Any], actor: str = "agent") -> None:
         """Journal an event that changes no entry (e.g. memory_flushed)."""
         with self.lock.held():
+            self.check_writable()
             self.journal.append(
                 JournalRecord(op=op, actor=actor, group=new_group(), payload=payload)
             )
@@ -564,7 +648,15 @@ class Store:
             raise GuardRefused(verdict.reasons or ["refused"])
         # Validate and normalise exactly as a read from disk would (trimmed summary,
         # known kinds...), so the journal's after-state is what the file reads back as.
-        return Entry.from_dict(verdict.entry.to_dict())
+        checked = Entry.from_dict(verdict.entry.to_dict())
+        # A file the store would refuse to read must not be written (only big texts
+        # can come near the limit: the others skip the extra serialisation).
+        rough = len(checked.summary) + sum(map(len, checked.facts)) + len(checked.source.excerpt)
+        if rough * 4 > MAX_ENTRY_BYTES:
+            size = len(entry_to_toml(checked))
+            if size > MAX_ENTRY_BYTES:
+                raise TooLarge(size)
+        return checked
 
     # -- operations --------------------------------------------------------------
     def add(self, entry: Entry, actor: str = "user") -> Entry:
@@ -926,6 +1018,7 @@ class Store:
         """Turn lines others added to MEMORY.md (and to managed memory files) into
         candidates (deduplicated)."""
         with self.lock.held():
+            self.check_writable()
             added, state = self._ingest_memory_md()
             self.memory_file.save_state(state)  # only now are the lines marked read
             return added + self._sync_managed_files()[0]
@@ -997,6 +1090,7 @@ class Store:
         from memdesk.core.memory_render import render_memory_text
 
         with self.lock.held():
+            self.check_writable()
             previous, self.auto_render = self.auto_render, False
             try:
                 _, state = self._ingest_memory_md()
@@ -1032,6 +1126,22 @@ def _apply(entry: Entry, changes: dict[str, Any]) -> Entry:
         return Entry.from_dict(_no_nulls(data))
     except EntryError as exc:
         raise StoreError(str(exc)) from exc
+
+
+def _pending_batch(data: Any) -> dict[str, Any] | None:
+    """The pending batch file's content when it has the shape `_commit` writes; a
+    damaged one is dropped (its entries' files were not written by it, or fully)."""
+    if not isinstance(data, dict) or not isinstance(data.get("group"), str):
+        return None
+    ops = data.get("ops")
+    if not isinstance(ops, list) or not all(
+        isinstance(op, dict)
+        and isinstance(op.get("entry_id"), str)
+        and isinstance(op.get("before"), dict | None)
+        for op in ops
+    ):
+        return None
+    return data
 
 
 def _file_key(st: os.stat_result) -> tuple[int, int]:
@@ -1097,6 +1207,7 @@ __all__ = [
     "NotFound",
     "Store",
     "StoreError",
+    "TooLarge",
     "UndoResult",
     "is_store",
     "is_within",

@@ -16,6 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
 
+from memdesk.core.errors import describe_error
 from memdesk.core.merge import MergeConflict
 from memdesk.core.store import Change, Store, StoreError
 from memdesk.tui.commands import DeskCommand, DeskCommands
@@ -84,6 +85,9 @@ class WriteDone(Message):
         self.label = label
         self.future = future
         self.then = then
+
+
+PALETTE_ICON = ">"
 
 
 def display_dir(root: Path) -> str:
@@ -236,8 +240,13 @@ class MemdeskApp(App[int]):
                 timeout=8,
             )
             self.services.invalidate([error.conflict.entry_id])
-        elif isinstance(error, StoreError | ValueError):
-            self.notify(str(error), title=f"{message.label} failed", severity="error", timeout=8)
+        elif isinstance(error, StoreError | ValueError | OSError):
+            self.notify(
+                describe_error(error),
+                title=f"{message.label}: not done",
+                severity="error",
+                timeout=8,
+            )
         elif error is not None:
             self.show_error(error, where=message.label)
         else:
@@ -409,17 +418,34 @@ class MemdeskApp(App[int]):
     def _after_sync(self) -> None:
         self.data_version += 1
 
+    def action_command_palette(self) -> None:
+        """Textual's palette, with a search mark every terminal font has (its 🔎 is a
+        box in many)."""
+        from textual.command import CommandPalette, SearchIcon
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            palette = CommandPalette(id="--command-palette")
+            self.push_screen(palette)
+            palette.call_after_refresh(
+                lambda: setattr(palette.query_one(SearchIcon), "icon", PALETTE_ICON)
+            )
+
     # -- errors ------------------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
             self.show_error(event.worker.error, where=event.worker.name or "background work")
 
     def show_error(self, error: BaseException | None, where: str = "") -> None:
-        """The one place errors from workers end up: a readable dialog."""
+        """The one place errors from workers end up. What a person can fix (a broken
+        settings file, a store that cannot be written) is one line; a bug is a dialog
+        with the details to copy."""
         from memdesk.tui.screens.dialogs import ErrorDialog
 
         self.progress = None
         self.progress_label = ""
+        if isinstance(error, StoreError | ValueError | OSError):
+            self.notify(describe_error(error), title=where or "error", severity="error", timeout=10)
+            return
         self.push_screen(ErrorDialog(error, where))
 
     # -- screens -----------------------------------------------------------------------

@@ -24,7 +24,7 @@ from memdesk.core.consolidate.plan import Plan, Proposal
 from memdesk.core.consolidate.settings import ConsolidationSettings, consolidation_settings
 from memdesk.core.consolidate.state import load_state
 from memdesk.core.consolidate.triggers import should_consolidate
-from memdesk.core.entry import now
+from memdesk.core.entry import Entry, now
 from memdesk.core.guard import screen
 from memdesk.core.pairs import Dismissals
 
@@ -90,7 +90,7 @@ def build_plan(
     lap("orient")
 
     new_entries = []
-    for entry in gathered.new_entries:
+    for entry in [*gathered.new_entries, *_deferred(store, state, gathered.new_entries)]:
         verdict = screen(entry)
         if verdict.entry is None:
             plan.notes.append(f"gather: refused by the guard: {'; '.join(verdict.reasons)}")
@@ -114,3 +114,18 @@ def build_plan(
     plan.phase_ms = phase_ms
     plan.plan_ms = (time.perf_counter() - started) * 1000
     return plan
+
+
+def _deferred(store: Any, state: Any, gathered: list[Entry]) -> list[Entry]:
+    """Additions left unticked by the last partial apply, unless known by now."""
+    known = store.known_hashes() | {e.text_hash for e in gathered}
+    out: list[Entry] = []
+    for data in state.deferred:
+        try:
+            entry = Entry.from_dict({k: v for k, v in data.items() if v is not None})
+        except ValueError:
+            continue  # a damaged state file: that proposal is gone, nothing else
+        if entry.text_hash not in known:
+            known.add(entry.text_hash)
+            out.append(entry)
+    return out

@@ -305,6 +305,12 @@ def apply(
     state.consecutive_failures = 0
     state.last_error = ""
     state.runs = [*state.runs, metrics.to_json()][-settings.metrics_history :]
+    taken = {p.id for p in chosen}
+    state.deferred = [
+        p.entry.to_json()
+        for p in plan.proposals
+        if p.action == "add" and p.entry is not None and p.id not in taken
+    ]
     save_state(store.meta_dir, state)
     if plan.sessions:
         SessionMemoryCache(store.meta_dir, settings.max_sessions).record_many(plan.sessions)

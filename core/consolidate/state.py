@@ -22,6 +22,9 @@ class ConsolidationState:
     consecutive_failures: int = 0
     last_error: str = ""
     runs: list[dict[str, Any]] = field(default_factory=list)  # RunMetrics.to_json(), oldest first
+    # `add` proposals a person left unticked when applying part of a plan (entry JSON):
+    # the run moved past the messages they came from, so the next plan offers them again.
+    deferred: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def last_run_time(self) -> dt.datetime | None:
@@ -52,6 +55,8 @@ class ConsolidationState:
             out.last_error = data["last_error"]
         if isinstance(data.get("runs"), list):
             out.runs = [r for r in data["runs"] if isinstance(r, dict)]
+        if isinstance(data.get("deferred"), list):
+            out.deferred = [d for d in data["deferred"] if isinstance(d, dict)]
         return out
 
 

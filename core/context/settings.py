@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
+from memdesk.core.toml_errors import describe_toml_error
 
 SETTINGS_FILE = "settings.toml"
 # Tables other components own; listed so `memdesk` can say which ones it knows about.
@@ -56,7 +57,7 @@ class SettingsError(ValueError):
 
     def __init__(self, key: str, message: str) -> None:
         self.key = key
-        super().__init__(f"settings: {key}: {message}")
+        super().__init__(f"settings: {key}: {message}" if key else message)
 
 
 @dataclass
@@ -248,8 +249,8 @@ def load_settings(root: Path | str) -> Settings:
         return parse_settings({}, path=path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError("(file)", f"{path} is not valid TOML: {exc}") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsError("", describe_toml_error(path, exc)) from exc
     settings = parse_settings(data, path=path)
     ctx = settings.context
     if ctx.tokenizer not in TOKENIZER_NAMES and not Path(ctx.tokenizer).expanduser().is_absolute():

@@ -120,6 +120,20 @@ def source_files(store: Any, settings: ExtractSettings | None = None) -> list[Pa
     return list(unique)
 
 
+def unmatched_globs(store: Any, settings: ExtractSettings | None = None) -> list[str]:
+    """The `[sources] transcripts` globs that match no file (a typo, a string where a
+    list was meant): said out loud, since an empty match looks like nothing new."""
+    settings = settings or ExtractSettings.from_mapping(store.settings)
+    unmatched: list[str] = []
+    for pattern in settings.sources.transcripts:
+        expanded = os.path.expanduser(pattern)
+        if not os.path.isabs(expanded):
+            expanded = os.path.join(os.fspath(store.root), expanded)
+        if not any(os.path.isfile(p) for p in glob.iglob(expanded, recursive=True)):
+            unmatched.append(pattern)
+    return unmatched
+
+
 def watch_roots(store: Any, settings: ExtractSettings | None = None) -> list[Path]:
     """Directories a file watcher should watch (recursively) to see every source change:
     the inbox, and for each transcript glob the deepest folder without a wildcard."""

@@ -161,7 +161,9 @@ class ReadStats:
         text = f"{self.path}:{line}: {message}"
         if len(self.warnings) < self.MAX_WARNINGS:
             self.warnings.append(text)
-            log.warning("%s", text)
+            # Callers show `warnings` themselves; at warning level Python's last-resort
+            # handler would print every one a second time.
+            log.info("%s", text)
 
     def summary(self) -> str:
         note = f"{self.messages} message(s)"

@@ -37,6 +37,19 @@ def value_tokens(text: str) -> set[str]:
     return {t for t in tokenize(text) if not has_cjk(t) and t not in ENGLISH_STOPWORDS}
 
 
+def as_written(stems: list[str], text: str) -> list[str]:
+    """The words of `text` the stems came from ("decided", not "decid"): a reason a
+    person reads quotes the entry, not the index."""
+    surface: dict[str, str] = {}
+    for word in _WORD.findall(text):
+        for stem in tokenize(word):
+            surface.setdefault(stem, word.lower())
+    return [surface.get(stem, stem) for stem in stems]
+
+
+_WORD = re.compile(r"[^\W_][\w.+#/-]*")
+
+
 def identifiers(text: str) -> frozenset[str]:
     """The names of things a statement mentions (lowercased)."""
     return frozenset(m.group(0).lower() for m in _IDENTIFIER.finditer(text))

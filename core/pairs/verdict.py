@@ -19,7 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memdesk.core.entry import Entry, linked
-from memdesk.core.pairs.features import has_change_cue, has_number, identifiers, value_tokens
+from memdesk.core.pairs.features import (
+    as_written,
+    has_change_cue,
+    has_number,
+    identifiers,
+    value_tokens,
+)
 from memdesk.core.pairs.thresholds import SAME_SUBJECT_SHARE, PairThresholds
 
 
@@ -77,10 +83,12 @@ def verdict(
         elif numbers and similarity >= thresholds.number_contradiction:
             why = "different numbers"
         if why:
+            shown_a = as_written(sorted(only_a)[:3], a.search_text())
+            shown_b = as_written(sorted(only_b)[:3], b.search_text())
             return Verdict(
                 "contradiction",
-                f"same {a.kind}/{a.scope}, different values {sorted(only_a)[:3]} vs "
-                f"{sorted(only_b)[:3]} ({why}, {label} {similarity:.2f})",
+                f"same {a.kind}/{a.scope}, different values {shown_a} vs "
+                f"{shown_b} ({why}, {label} {similarity:.2f})",
             )
     if similarity >= thresholds.duplicate:
         return Verdict("near", f"{label} {similarity:.2f}")

@@ -163,3 +163,20 @@ def test_the_session_cache_keeps_no_secret_of_the_first_message(tmp_path):
     apply(Store.open(tmp_path), build_plan(Store.open(tmp_path)))
     cache = (tmp_path / ".memdesk" / "session_cache.jsonl").read_text()
     assert "hunter2x" not in cache and "ghp_A1A1" not in cache
+
+
+def test_unticked_additions_come_back_in_the_next_plan(tmp_path):
+    # Applying part of a plan moves the "since" mark past the messages its additions
+    # came from; the additions a person left unticked are kept for the next plan.
+    store = project(tmp_path)
+    plan = build_plan(store)
+    adds = [p for p in plan.proposals if p.action == "add"]
+    assert len(adds) >= 2
+    taken, left = adds[0], adds[1:]
+    apply(store, plan, [taken.id])
+    again = build_plan(Store.open(tmp_path))
+    texts = {p.entry.summary for p in again.proposals if p.action == "add"}
+    assert texts == {p.entry.summary for p in left}
+    apply(Store.open(tmp_path), again)  # all taken now: nothing left over
+    final = build_plan(Store.open(tmp_path))
+    assert not [p for p in final.proposals if p.action == "add"]

@@ -77,3 +77,18 @@ def test_a_rewrite_saves_the_memory_md_state_once(
     text = (store.root / "MEMORY.md").read_text("utf-8")
     assert "the API base is /v2" in text
     assert "never commit .env files" in _summaries(store)
+
+
+def test_recovery_removes_memory_md_temp_files_in_the_root(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # A writer killed during the MEMORY.md rewrite leaves its temp file in the project
+    # root, where `git add -A` would pick it up.
+    from memdesk.core.store import Store
+
+    Store.init(tmp_path)
+    leftover = tmp_path / ".memdesk-tmp-abc123"
+    leftover.write_text("# Memory\n- half a render\n")
+    mine = tmp_path / "notes.md"
+    mine.write_text("mine")
+    Store.open(tmp_path)
+    assert not leftover.exists()
+    assert mine.read_text() == "mine"

@@ -95,3 +95,15 @@ def test_unrelated_long_entries_sharing_one_name_are_not_flagged() -> None:
     ]
     vectors = {"a": _unit(1, 0.6, 0), "b": _unit(1, 0, 0.5)}
     assert find_duplicates(entries, vectors=vectors) == []
+
+
+def test_contradiction_reason_quotes_words_as_written() -> None:
+    from memdesk.core.pairs import THRESHOLDS, verdict
+
+    a = Entry(summary="We decided the dev server listens on port 8000")
+    b = Entry(summary="We switched the dev server to port 8080 before the release")
+    found = verdict(a, b, 0.9, next(iter(THRESHOLDS.values())))
+    assert found is not None and found.type == "contradiction", found
+    assert "decid'" not in found.reason and "befor'" not in found.reason
+    assert "'8000'" in found.reason and "'8080'" in found.reason
+    assert "'decided'" in found.reason or "'before'" in found.reason, found.reason

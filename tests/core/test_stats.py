@@ -44,8 +44,8 @@ def test_expired_per_day_comes_from_the_journal(demo: Store) -> None:
     demo.approve(["cand-007"])
     stats = compute_stats(demo, measure=False)
     today = dt.datetime.now(dt.UTC).date().isoformat()
-    # expire (2) + redo of the expiry (2); the undo brings them back, it expires nothing.
-    assert stats.expired_per_day == {today: 4}
+    # expire (2), undone (0), redone (2): an undone expiry does not count.
+    assert stats.expired_per_day == {today: 2}
     assert expired_per_day([]) == {}
 
 
@@ -103,3 +103,20 @@ def test_index_size_is_that_of_the_index_in_use(tmp_path: Path) -> None:
     alone = compute_stats(store, measure=False)
     assert with_service.index_bytes > 0 and alone.index_bytes == 0
     assert with_service.store_bytes == alone.store_bytes
+
+
+def test_undone_expiry_is_not_counted(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from memdesk.core.entry import Entry
+    from memdesk.core.stats import compute_stats
+    from memdesk.core.store import Store
+
+    store = Store.init(tmp_path)
+    kept = store.add(Entry(summary="Release freeze until Friday"), actor="cli")
+    gone = store.add(Entry(summary="Staging is down this week"), actor="cli")
+    store.expire([kept.id], actor="cli")
+    store.expire([gone.id], actor="cli")
+    assert sum(compute_stats(store, measure=False).expired_per_day.values()) == 2
+    store.undo(actor="cli")  # the second expiry
+    assert sum(compute_stats(store, measure=False).expired_per_day.values()) == 1
+    store.redo(actor="cli")
+    assert sum(compute_stats(store, measure=False).expired_per_day.values()) == 2

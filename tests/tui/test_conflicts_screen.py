@@ -112,3 +112,24 @@ async def test_shift_m_merges_the_left_entry_into_the_right(tmp_path: Path) -> N
         assert store.find("lan-003") is None
         assert any("nextest" in fact for fact in store.get("cand-003").facts)
         assert all(i.kind != "near-duplicate" for i in _screen(app).items)
+
+
+async def test_keeping_a_candidate_says_it_is_now_confirmed(tmp_path: Path) -> None:
+    store = demo_store(tmp_path)
+    app = ScreenApp(store, ConflictsScreen)
+    said: list[str] = []
+    real_notify = app.notify
+
+    def notify(message: str, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        said.append(str(message))
+        real_notify(message, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _settle(pilot)
+        await pilot.press("down")  # the contradiction lan-010 / cand-002 (a candidate)
+        await pilot.pause()
+        await pilot.press("2")
+        await _settle(pilot)
+    assert store.get("cand-002").status == "confirmed"
+    assert any("cand-002" in s and "approved" in s for s in said), said

@@ -74,6 +74,10 @@ async def test_command_palette_runs_an_action(store: Store) -> None:
         await ready(pilot)
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.pause()
+        from textual.command import SearchIcon
+
+        assert app.screen.query_one(SearchIcon).icon == ">"  # not 🔎, a box in many fonts
         await pilot.press(*"Approve")
         hits = app.screen.query_one(CommandList)
         await wait_for(

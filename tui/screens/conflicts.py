@@ -290,8 +290,11 @@ class ConflictsScreen(Screen[None]):
         if item is None or item.pair is None:
             return
         keep, other = item.ids[position], item.ids[1 - position]
+        kept = self.store.find(keep)
+        # Keeping an entry confirms it (a candidate kept is approved): say so.
+        approved = " (approved)" if kept and kept.status in ("candidate", "expired") else ""
         self._apply(
-            f"kept {keep}; {other} superseded",
+            f"kept {keep}{approved}; {other} superseded",
             lambda: keep_one(self.store, item, keep, actor="tui"),
         )
 

@@ -53,8 +53,10 @@ class ErrorDialog(ModalScreen[None]):
 
 
 def _date_or_none(text: str) -> dt.date | None:
-    text = text.strip()
-    return dt.date.fromisoformat(text) if text else None
+    """The valid-until date typed; a ValueError that names the field otherwise."""
+    from memdesk.core.entry import parse_date
+
+    return parse_date(text.strip(), "valid_until")
 
 
 class EditScreen(ModalScreen[dict[str, Any] | None]):

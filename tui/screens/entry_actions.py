@@ -30,7 +30,8 @@ def set_status(
             shown = ", ".join(ids[:3]) + (f" +{len(ids) - 3}" if len(ids) > 3 else "")
             screen.notify(f"{label}: {shown}  (u to undo)")
 
-    screen.app.write(label, lambda: getattr(store, method)(ids, actor=ACTOR), done)  # type: ignore[attr-defined]
+    # The write is named by its verb: a refusal reads "approve: not done".
+    screen.app.write(method, lambda: getattr(store, method)(ids, actor=ACTOR), done)  # type: ignore[attr-defined]
 
 
 def clear_flag(screen: Screen, entry: Entry | None) -> None:

@@ -76,7 +76,7 @@ def conversation_messages(record: dict[str, Any], locator: str) -> Iterator[Mess
             for n in mapping.values()
             if isinstance(n, dict) and isinstance(n.get("message"), dict)
         ]
-        thread.sort(key=lambda m: m.get("create_time") or 0)
+        thread.sort(key=lambda m: _time_key(m.get("create_time")))
     for index, item in enumerate(thread):
         author = item.get("author") or {}
         role = author.get("role") if isinstance(author, dict) else author
@@ -104,7 +104,15 @@ def conversation_messages(record: dict[str, Any], locator: str) -> Iterator[Mess
         )
 
 
+def _time_key(value: Any) -> float:
+    """Sort key for an export's `create_time`: numbers in order, anything else first."""
+    return float(value) if isinstance(value, int | float) and value == value else 0.0
+
+
 def epoch_iso(value: Any) -> str:
     if isinstance(value, int | float) and value > 0:
-        return dt.datetime.fromtimestamp(value, dt.UTC).replace(microsecond=0).isoformat()
+        try:
+            return dt.datetime.fromtimestamp(value, dt.UTC).replace(microsecond=0).isoformat()
+        except (OverflowError, OSError, ValueError):  # 1e300: not a time anyone lived
+            return ""
     return str(value or "")

@@ -24,7 +24,17 @@ ORIGIN_OF_ROLE = {"user": "person", "assistant": "assistant", "tool": "tool", "s
 
 
 def record_messages(record: Any, locator: str, stats: ReadStats) -> list[Message] | None:
-    """Messages in one decoded record; [] for known metadata, None when unrecognised."""
+    """Messages in one decoded record; [] for known metadata, None when unrecognised.
+    A record of a known kind with values of the wrong shape is skipped with a warning:
+    one odd line never stops a transcript (or the inbox files after it)."""
+    try:
+        return _record_messages(record, locator, stats)
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError, RecursionError) as exc:
+        stats.warn(locator.rpartition(":")[2] or locator, f"unreadable record ({exc!r:.80})")
+        return []
+
+
+def _record_messages(record: Any, locator: str, stats: ReadStats) -> list[Message] | None:
     if not isinstance(record, dict):
         return None
     kind = record.get("type")

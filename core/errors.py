@@ -1,0 +1,20 @@
+"""One line for an error a person can act on, for the command line and the desk alike."""
+
+from __future__ import annotations
+
+from memdesk.core.atomic import describe_os_error
+
+
+def describe_error(exc: BaseException) -> str:
+    """The error as one line: file errors say where and what to do, store, settings and
+    entry errors are their message, anything else is named as unexpected."""
+    from memdesk.core.store import StoreError
+
+    if isinstance(exc, OSError):
+        return describe_os_error(exc)
+    if isinstance(exc, StoreError | ValueError):  # settings, entry and search errors
+        return " ".join(str(exc).split()) or type(exc).__name__
+    return (
+        f"unexpected {type(exc).__name__}: {' '.join(str(exc).split())} "
+        "(set MEMDESK_DEBUG=1 to see where)"
+    )

@@ -1,0 +1,33 @@
+"""Fuzz every parser a user's file meets (hypothesis): entry TOML, journal lines, each
+transcript reader, settings, MEMORY.md, conflict markers, import files.
+
+Brief by default (CI); long with `MEMDESK_FUZZ_EXAMPLES=20000`. See docs/reliability.md.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from fuzz_targets import TARGETS, Target
+from hypothesis import HealthCheck, given, settings
+
+EXAMPLES = int(os.environ.get("MEMDESK_FUZZ_EXAMPLES", "25"))
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
+def test_parser_answers_or_refuses_in_one_line(target: Target, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(target.strategy)
+    def run(value) -> None:  # type: ignore[no-untyped-def]
+        try:
+            target.check(value, tmp_path)
+        except target.allowed:
+            pass  # a refusal the command line prints as one line
+
+    run()
