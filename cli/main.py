@@ -27,6 +27,7 @@ COMMAND_ORDER: tuple[str, ...] = (
     "extract",
     "search",
     "context",
+    "mcp",
     "consolidate",
     "stats",
     "git",
