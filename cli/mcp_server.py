@@ -6,6 +6,7 @@ the read-only resources (the context block and each managed memory file).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -80,19 +81,43 @@ T = TypeVar("T")
 
 
 class _Desk:
-    """The store one server works on, its search service (opened on first use: loading
-    the embedding model takes a second), and one lock so tool calls, which the SDK runs
-    in worker threads, reach the store one at a time."""
+    """The store one server works on, its search service, and one lock so tool calls,
+    which the SDK runs in worker threads, reach the store one at a time.
+
+    `warm_up` does the slow first steps in the background as soon as the server starts
+    (reading every entry file; loading the embedding model and bringing the index up to
+    date, which on a store never indexed means embedding every entry), so an agent's
+    first call does not wait for them unless it comes first."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self._service: Any = None
         self._lock = threading.Lock()
+        self._opening = threading.Lock()
+
+    def warm_up(self) -> threading.Thread:
+        thread = threading.Thread(target=self._warm_up, name="memdesk-mcp-warm-up", daemon=True)
+        thread.start()
+        return thread
+
+    def _warm_up(self) -> None:
+        with contextlib.suppress(Exception):  # a failure is met again, and reported, by a call
+            with self._lock:
+                self.store.entries()
+            self._open_service()
+
+    def _open_service(self) -> Any:
+        with self._opening:  # a call waits here for a warm-up in progress
+            if self._service is None:
+                # Its own store object: the tools' store is only touched under `_lock`.
+                store = Store.open(self.store.root)
+                service = agent_api.open_search(store)
+                service.sync(store.entries())
+                self._service = service
+            return self._service
 
     def service(self) -> Any:
-        if self._service is None:
-            self._service = agent_api.open_search(self.store)
-        return self._service
+        return self._open_service()
 
     def call(self, work: Callable[[], T]) -> T:
         """Run `work` alone; a bad call or a store that refuses is an MCP error result."""
@@ -111,7 +136,9 @@ def _client_name(ctx: Context | None) -> str:
     return params.client_info.name if params is not None else ""
 
 
-def build_server(store: Store) -> MCPServer:
+def build_server(store: Store, *, warm_up: bool = False) -> MCPServer:
+    """The server with its tools and resources; `warm_up` starts the background warm-up
+    (see `_Desk`)."""
     desk = _Desk(store)
     server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -212,6 +239,8 @@ def build_server(store: Store) -> MCPServer:
                 mime_type="text/markdown",
             )
         )
+    if warm_up:
+        desk.warm_up()
     return server
 
 
@@ -224,4 +253,4 @@ def _file_reader(desk: _Desk, name: str) -> Callable[[], str]:
 
 def serve(store: Store) -> None:
     """Serve over stdio until the client closes the connection."""
-    build_server(store).run("stdio")
+    build_server(store, warm_up=True).run("stdio")
