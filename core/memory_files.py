@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Protocol
 
 
+class _MemoryFileLike(Protocol):
+    path: Path
+
+
 class _HasMemoryFile(Protocol):
     root: Path
-
-    @property
-    def memory_file(self): ...  # type: ignore[no-untyped-def]  # a MemoryFile (has .path)
+    memory_file: _MemoryFileLike
 
 
 @dataclass(frozen=True)

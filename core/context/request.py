@@ -9,6 +9,7 @@ search when the index can open (the assembler's lexical score otherwise).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Protocol
 
 from memdesk.core.context.assembler import Assembly, SearchFn, assemble
@@ -23,8 +24,7 @@ class ContextRequestError(ValueError):
 class StoreLike(Protocol):
     """What a context request reads from the store."""
 
-    @property
-    def root(self): ...  # type: ignore[no-untyped-def]  # a Path
+    root: Path
 
     def entries(self) -> list[Entry]: ...
 
