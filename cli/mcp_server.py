@@ -7,6 +7,7 @@ the read-only resources (the context block and each managed memory file).
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import threading
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -140,7 +141,9 @@ def build_server(store: Store, *, warm_up: bool = False) -> MCPServer:
     """The server with its tools and resources; `warm_up` starts the background warm-up
     (see `_Desk`)."""
     desk = _Desk(store)
-    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = MCPServer(
+        SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING"
+    )
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=False, open_world_hint=False))
@@ -249,6 +252,13 @@ def _file_reader(desk: _Desk, name: str) -> Callable[[], str]:
         return desk.call(lambda: read_managed_file(desk.store, name))
 
     return read
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("memdesk")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree
+        return "unknown"
 
 
 def serve(store: Store) -> None:

@@ -5,6 +5,7 @@ these tests are about the server, not the model."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -250,3 +251,34 @@ def test_two_servers_and_the_desk_writing_at_once_lose_nothing(workdir: Path, cl
     assert all(e["status"] == "candidate" for e in listed)
     adds = [r for r in Store.open(workdir).journal.records() if r.op == "add"]
     assert len(adds) == 3 * per_writer
+
+
+def test_a_line_that_is_not_json_rpc_does_not_stop_the_server(workdir: Path) -> None:
+    """Below the SDK's client: raw lines on stdin, as a broken client might send them."""
+    lines = [
+        "this is not json",
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "no/such/method"}),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        ),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "memdesk.cli", "--dir", str(workdir), "mcp"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    replies = {r["id"]: r for r in map(json.loads, done.stdout.splitlines())}
+    assert replies[1]["error"]["message"] == "Method not found"
+    assert replies[2]["result"]["serverInfo"]["name"] == "memdesk"
+    assert done.returncode == 0, done.stderr
