@@ -200,7 +200,9 @@ def build_server(store: Store, *, warm_up: bool = False) -> MCPServer:
     @server.tool(annotations=read_only)
     def context(
         purpose: Annotated[str | None, Field(description="coding, chat, or from settings")] = None,
-        budget: Annotated[int | None, Field(ge=0, description="token limit")] = None,
+        budget: Annotated[
+            int | None, Field(ge=0, description="size limit, in the settings' unit (tokens)")
+        ] = None,
         query: Annotated[str | None, Field(description="the task at hand: ranks by it")] = None,
     ) -> dict[str, Any]:
         """The memory block for this project and what was left out: the same JSON as
