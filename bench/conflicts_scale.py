@@ -15,8 +15,10 @@ import json
 import time
 from pathlib import Path
 
-from memdesk.core.conflicts import _cosine, _token_counts, find_pairs, lexical_pairs
 from memdesk.core.entry import Entry
+from memdesk.core.pairs import find_pairs, lexical_pairs
+from memdesk.core.pairs.features import cosine as _cosine
+from memdesk.core.pairs.lexical import entry_token_counts as _token_counts
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "bench-data"
 if not DATA.is_dir():

@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 from memdesk.core.consolidate import apply, build_plan
-from memdesk.core.consolidate.similarity import LexicalEmbedder, lexical_features
 from memdesk.core.consolidate.synthetic import CLASSES, false_positives, generate_store, recall
-from memdesk.core.search.duplicates import find_duplicates
+from memdesk.core.pairs import find_duplicates
+from memdesk.core.pairs.lexical_vectors import LexicalEmbedder, lexical_features
 from memdesk.core.search.settings import SearchSettings
 
 

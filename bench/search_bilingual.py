@@ -53,7 +53,7 @@ def evaluate(service: SearchService, queries: list[dict], mode: str) -> dict[str
 def print_duplicates(entries: list) -> None:
     """Pairs the review queue would show, per model (the data has one contradiction,
     e017/e018, across languages, and near-duplicates across languages)."""
-    from memdesk.core.search import find_duplicates
+    from memdesk.core.pairs import find_duplicates
     from memdesk.core.search.embedder import load_embedder
 
     rows = []

@@ -49,8 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _services(store: Any, settings: Any) -> Any:
-    """The search model is used only when settings ask for it (`similarity = "search"`)."""
-    if settings.similarity != "search":
+    """The search model (when one is installed) unless settings say `similarity = "lexical"`."""
+    if settings.similarity == "lexical":
         return None
     from types import SimpleNamespace
 

@@ -210,7 +210,7 @@ class Services:
         touching a candidate; only pairs of entries that changed since the last call are
         looked for again. With the model, call it after the index has the entries (the
         pairs read their vectors). True when the list changed."""
-        from memdesk.core.conflicts import QueuePairs
+        from memdesk.core.pairs import QueuePairs
 
         if entries is None:
             entries = self.entries()

@@ -13,22 +13,28 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from memdesk.core.consolidate.extractor import Gathered, gather_from_sources, transcript_paths
-from memdesk.core.consolidate.pairs import PairThresholds, find_pairs
 from memdesk.core.consolidate.plan import Proposal
 from memdesk.core.consolidate.session_cache import SessionMemoryCache, SessionSummary
 from memdesk.core.consolidate.settings import ConsolidationSettings
-from memdesk.core.consolidate.similarity import LexicalEmbedder, shared_feature_pairs
 from memdesk.core.entry import CONFIDENCE_VALUE, Entry
-from memdesk.core.search.duplicates import DuplicatePair, _value_tokens
+from memdesk.core.pairs import (
+    THRESHOLDS,
+    DuplicatePair,
+    PairThresholds,
+    find_consolidation_pairs,
+)
+from memdesk.core.pairs.features import value_tokens
+from memdesk.core.pairs.lexical_vectors import LexicalEmbedder, shared_feature_pairs
 from memdesk.core.search.tokenizer import ENGLISH_STOPWORDS, has_cjk, tokenize
 
 log = logging.getLogger("memdesk.consolidate")
@@ -196,7 +202,7 @@ def similarity_for(services: Any, settings: ConsolidationSettings) -> Similarity
     model = getattr(search, "embedder", None)
     if settings.similarity == "search" and model is None:
         log.warning("consolidation.similarity = search but no model is loaded: lexical vectors")
-    if model is not None and settings.similarity == "search":
+    if model is not None and settings.similarity in ("auto", "search"):
         vectors: Mapping[str, np.ndarray] = {}
         vector_of = getattr(search, "vector_of", None)
         if callable(getattr(search, "vectors", None)):
@@ -204,7 +210,8 @@ def similarity_for(services: Any, settings: ConsolidationSettings) -> Similarity
             vectors = search.vectors()
         elif callable(vector_of):
             found: dict[str, np.ndarray] = {}
-            for entry in search._entries.values() if hasattr(search, "_entries") else []:
+            entries_of = getattr(search, "entries", None)
+            for entry in entries_of() if callable(entries_of) else []:
                 vector = vector_of(entry.id)
                 if vector is not None:
                     found[entry.id] = vector
@@ -222,6 +229,18 @@ def _vectors(pool: Sequence[Entry], sim: Similarity) -> np.ndarray:
     return sim.embedder.embed([e.search_text() for e in pool]).astype(np.float32)
 
 
+def pair_thresholds(settings: ConsolidationSettings, sim: Similarity) -> PairThresholds:
+    """The shared threshold row of the measure `sim` uses, with this section's overrides."""
+    row = THRESHOLDS["tfidf" if isinstance(sim.embedder, LexicalEmbedder) else "model"]
+    overrides = {
+        "duplicate": settings.duplicate_similarity,
+        "contradiction": settings.contradiction_similarity,
+        "number_contradiction": settings.number_contradiction_similarity,
+        "rephrase": settings.rephrase_similarity,
+    }
+    return dataclasses.replace(row, **{k: v for k, v in overrides.items() if v is not None})
+
+
 def _keep_first(group: list[Entry]) -> list[Entry]:
     """Which copy survives a merge: confirmed over candidate, surer, then the oldest."""
     return sorted(
@@ -235,23 +254,24 @@ def consolidate(
     new_entries: Sequence[Entry],
     sim: Similarity,
     settings: ConsolidationSettings,
+    dismissed: Callable[[Entry, Entry], bool] | None = None,
 ) -> tuple[list[Proposal], list[str]]:
-    """Merge / supersede proposals among `pool`, add proposals for `new_entries`."""
+    """Merge / supersede proposals among `pool`, add proposals for `new_entries`.
+    `dismissed(a, b)`: a pair a person said is fine (the conflict screen's dismissals)
+    is not proposed again."""
     notes: list[str] = []
     proposals: list[Proposal] = []
     by_id = {e.id: e for e in pool}
     if hasattr(sim.embedder, "fit"):  # lexical: IDF over what is being compared
         sim.embedder.fit([e.search_text() for e in [*pool, *new_entries]])
     matrix = _vectors(pool, sim) if len(pool) >= 1 else None
-    thresholds = PairThresholds(
-        settings.duplicate_similarity,
-        settings.contradiction_similarity,
-        settings.rephrase_similarity,
-    )
+    thresholds = pair_thresholds(settings, sim)
     near_candidates = None
     if isinstance(sim.embedder, LexicalEmbedder):
         near_candidates = shared_feature_pairs([e.search_text() for e in pool])
-    pairs: list[DuplicatePair] = find_pairs(pool, matrix, thresholds, near_candidates)
+    pairs: list[DuplicatePair] = find_consolidation_pairs(pool, matrix, thresholds, near_candidates)
+    if dismissed is not None:
+        pairs = [p for p in pairs if not dismissed(by_id[p.a], by_id[p.b])]
     # Duplicates: union-find into clusters, one merge proposal per cluster.
     parent: dict[str, str] = {}
 
@@ -291,7 +311,7 @@ def consolidate(
                 f"near duplicate, rephrased: similarity {score:.2f}, same values in other words"
             )
         else:
-            reason = f"near duplicate: similarity {score:.2f} >= {settings.duplicate_similarity:g}"
+            reason = f"near duplicate: similarity {score:.2f} >= {thresholds.duplicate:g}"
         proposals.append(
             Proposal(
                 "merge",
@@ -324,7 +344,7 @@ def consolidate(
             )
         )
         claimed.update((older.id, newer.id))
-    proposals.extend(_additions(pool, matrix, new_entries, sim, settings, notes))
+    proposals.extend(_additions(pool, matrix, new_entries, sim, settings, thresholds, notes))
     return proposals, notes
 
 
@@ -334,6 +354,7 @@ def _additions(
     new_entries: Sequence[Entry],
     sim: Similarity,
     settings: ConsolidationSettings,
+    thresholds: PairThresholds,
     notes: list[str],
 ) -> list[Proposal]:
     if not new_entries:
@@ -350,7 +371,7 @@ def _additions(
     if fresh:
         new_matrix = sim.embedder.embed([e.search_text() for e in fresh]).astype(np.float32)
         scores = new_matrix @ matrix.T if matrix is not None and len(pool) else None
-        values = [_value_tokens(e.search_text()) for e in pool]
+        values = [value_tokens(e.search_text()) for e in pool]
         holders: dict[str, list[int]] = {}
         for i, tokens in enumerate(values):
             for token in tokens:
@@ -360,7 +381,7 @@ def _additions(
             related: list[tuple[float, Entry]] = []
             if scores is not None:
                 best = float(scores[row].max())
-                if best >= settings.duplicate_similarity:
+                if best >= thresholds.duplicate:
                     skipped += 1  # already known in other words
                     continue
                 # Related: entries about the same thing (a rare value in common), closest
@@ -369,7 +390,7 @@ def _additions(
                 # more than the score.
                 sharing = {
                     i
-                    for token in _value_tokens(entry.search_text())
+                    for token in value_tokens(entry.search_text())
                     if len(holders.get(token, ())) <= rare
                     for i in holders.get(token, ())
                 }

@@ -26,6 +26,7 @@ from memdesk.core.consolidate.state import load_state
 from memdesk.core.consolidate.triggers import should_consolidate
 from memdesk.core.entry import now
 from memdesk.core.guard import screen
+from memdesk.core.pairs import Dismissals
 
 _ACTION_ORDER = {"expire": 0, "merge": 1, "supersede": 2, "delete": 3, "add": 4}
 
@@ -100,7 +101,8 @@ def build_plan(
     pool = [e for e in entries if e.status in ACTIVE and e.id not in expiring]
     sim = similarity_for(services, settings)
     plan.notes.append(f"similarity: {sim.source}")
-    merged, notes = consolidate(pool, new_entries, sim, settings)
+    dismissals = Dismissals(store.meta_dir)
+    merged, notes = consolidate(pool, new_entries, sim, settings, dismissals.contains_pair)
     plan.notes.extend(notes)
     lap("consolidate")
     claimed = {i for p in merged if p.action != "add" for i in p.entry_ids}

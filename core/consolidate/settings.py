@@ -14,7 +14,7 @@ from typing import Any
 
 from memdesk.core.context.settings import SettingsError, check_table, register_section
 
-SIMILARITY_SOURCES: tuple[str, ...] = ("lexical", "search")
+SIMILARITY_SOURCES: tuple[str, ...] = ("auto", "lexical", "search")
 # Seed 001 check_explicit_lock, plus the Chinese phrasings people actually type.
 DEFAULT_EXPLICIT_PHRASES: tuple[str, ...] = ("consolidate", "save progress", "整理记忆", "保存进度")
 
@@ -30,24 +30,21 @@ class ConsolidationSettings:
     max_topics: int = 8
     deep_relevance: float = 0.7  # seed 001: scope "deep" when project relevance > 0.7
     # -- consolidate --
-    duplicate_similarity: float = 0.95  # seed 001: near-duplicates at cosine >= 0.95
-    # Same kind and scope, different values and change wording ("switched to", 改为):
-    # a contradiction from this similarity on. Lower than the search default (0.5, tuned
-    # for a model): a reworded decision scores 0.37 on lexical TF-IDF vectors.
-    contradiction_similarity: float = 0.3
-    # Different numbers without change wording need more: two dated events are not a
-    # contradiction ("v0.14 released on 2026-10-02" / "review on 2026-12-10": 0.31).
-    number_contradiction_similarity: float = 0.5
-    # Same kind and scope, no change wording, no differing number, this similar: the
-    # same fact in other words (merge). Lexical TF-IDF cosine; 0.7 sits above what
-    # different facts from one template reach (0.69 on the generated store).
-    rephrase_similarity: float = 0.7
+    # Pair thresholds: None (the default) takes the shared threshold row of the measure
+    # in use (core/pairs/thresholds.py: `model` with a search model, `tfidf` without),
+    # so consolidation calls a pair what the queue and the conflict screen call it. A
+    # number overrides that row here only.
+    duplicate_similarity: float | None = None
+    contradiction_similarity: float | None = None
+    number_contradiction_similarity: float | None = None
+    rephrase_similarity: float | None = None
     # A new fact links to entries sharing a rare value with it from this similarity on.
     related_similarity: float = 0.2
     max_related: int = 3
-    # lexical: TF-IDF vectors (the thresholds above are tuned on them); search: the search
-    # model's vectors when one is loaded (the same everywhere, CLI and TUI).
-    similarity: str = "lexical"
+    # auto: the search model's vectors whenever one is installed, TF-IDF vectors
+    # otherwise; search: the model (TF-IDF with a warning when none loads); lexical:
+    # always TF-IDF (no model load: fastest).
+    similarity: str = "auto"
     # -- prune --
     low_confidence: float = 0.3  # seed 001: confidence < 0.3 ...
     low_confidence_stale_days: int = 30  # ... and untouched for 30 days

@@ -7,8 +7,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from memdesk.core.search.embedder import DEFAULT_MODEL
-
-FUSIONS: tuple[str, ...] = ("convex", "rrf", "coverage-rrf")
+from memdesk.core.search.fusion import FUSIONS
 
 
 class SearchSettingsError(ValueError):

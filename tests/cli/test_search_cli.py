@@ -89,8 +89,16 @@ def test_reindex_and_duplicates(store, capsys) -> None:
     assert code == 0 and "indexed 4 entries" in out
     code, out, _ = _run(capsys, "duplicates", "--json")
     assert code == 0
+    # The JSON shape keeps its keys; "method" (how the pair was found) was added.
     assert json.loads(out) == [
-        {"a": "m-3", "b": "m-4", "type": "exact", "score": 1.0, "reason": "same normalised text"}
+        {
+            "a": "m-3",
+            "b": "m-4",
+            "type": "exact",
+            "score": 1.0,
+            "reason": "same normalised text",
+            "method": "hash",
+        }
     ]
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memdesk.core.conflicts import open_pairs
 from memdesk.core.entry import Entry
+from memdesk.core.pairs import open_pairs
 
 
 def test_focused_pairs_are_the_full_list_restricted(tmp_path: Path) -> None:

@@ -8,11 +8,8 @@ from pathlib import Path
 import pytest
 from memdesk.core.conflicts import (
     ConflictError,
-    Dismissals,
     dismiss,
-    find_pairs,
     keep_one,
-    lexical_pairs,
     list_conflicts,
     merge_edit_text,
     merge_pair,
@@ -23,6 +20,7 @@ from memdesk.core.conflicts import (
 from memdesk.core.demo import copy_demo_project
 from memdesk.core.entry import Entry
 from memdesk.core.merge import MergeConflict
+from memdesk.core.pairs import Dismissals, find_pairs, lexical_pairs
 from memdesk.core.store import Store
 
 
@@ -196,7 +194,7 @@ def test_take_theirs_keeps_the_incoming_chinese_side(demo: Store) -> None:
 
 
 def test_lexical_contradiction_needs_same_slot_and_a_cue_or_numbers(store: Store) -> None:
-    from memdesk.core.conflicts import lexical_contradiction
+    from memdesk.core.pairs import lexical_contradiction
 
     port_a = Entry("The preview server listens on port 4317", kind="project")
     port_b = Entry("The preview server listens on port 8080", kind="project")

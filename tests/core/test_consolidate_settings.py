@@ -10,6 +10,7 @@ from memdesk.core.consolidate.settings import (
 )
 from memdesk.core.context.settings import SettingsError, load_settings, save_settings
 from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.pairs import THRESHOLDS
 
 
 def test_defaults_match_seed_001():
@@ -17,7 +18,10 @@ def test_defaults_match_seed_001():
     assert (s.time_threshold_hours, s.session_threshold) == (24.0, 5)
     assert (s.low_confidence, s.low_confidence_stale_days) == (0.3, 30)
     assert (s.session_max_age_days, s.retention_days) == (180, 90)
-    assert s.duplicate_similarity == 0.95 and s.failure_warn_after == 3
+    # Pair thresholds default to the shared row of the measure in use (core/pairs):
+    # near-duplicates at 0.95 for a model's cosine and for TF-IDF alike.
+    assert s.duplicate_similarity is None and s.failure_warn_after == 3
+    assert THRESHOLDS["model"].duplicate == THRESHOLDS["tfidf"].duplicate == 0.95
     assert s.auto_apply_safe is False and s.max_sessions == 10
 
 
@@ -32,7 +36,7 @@ def test_defaults_match_seed_001():
         ({"low_confidence": 2}, "consolidation.low_confidence: must be a number from 0 to 1"),
         ({"session_threshold": True}, "consolidation.session_threshold"),
         ({"auto_apply_safe": "yes"}, "consolidation.auto_apply_safe: must be true or false"),
-        ({"similarity": "magic"}, "must be one of lexical, search"),
+        ({"similarity": "magic"}, "must be one of auto, lexical, search"),
         ({"explicit_phrases": []}, "consolidation.explicit_phrases"),
         ({"retension_days": 9}, "consolidation.retension_days: unknown key; allowed:"),
     ],

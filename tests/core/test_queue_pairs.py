@@ -12,10 +12,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memdesk.core import conflicts
-from memdesk.core.conflicts import Dismissals, QueuePairs, open_pairs, pair_key
 from memdesk.core.entry import Entry
-from memdesk.core.search.duplicates import find_duplicates
+from memdesk.core.pairs import (
+    Dismissals,
+    Pair,
+    QueuePairs,
+    find_duplicates,
+    lexical,
+    open_pairs,
+    pair_key,
+)
 from memdesk.core.search.settings import SearchSettings
 from search_fakes import CountingEmbedder
 
@@ -91,7 +97,7 @@ def _step(rng: random.Random, entries: dict[str, Entry], counter: list[int]) -> 
         entries[target] = dataclasses.replace(entries[target])
 
 
-def _shape(pairs: Sequence[conflicts.Pair]) -> list[tuple[object, ...]]:
+def _shape(pairs: Sequence[Pair]) -> list[tuple[object, ...]]:
     return [(p.a, p.b, p.type, round(p.score, 5), p.reason, p.method) for p in pairs]
 
 
@@ -127,7 +133,7 @@ def test_kept_pairs_equal_a_fresh_listing_after_every_change(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, with_search: bool
 ) -> None:
     # A small cap makes tokens cross it often (they then stop or start proposing pairs).
-    monkeypatch.setattr(conflicts, "PROPOSING_TOKEN_MAX_ENTRIES", 4)
+    monkeypatch.setattr(lexical, "PROPOSING_TOKEN_MAX_ENTRIES", 4)
     rng = random.Random(seed)
     search = VectorSearch() if with_search else None
     entries = {e.id: e for e in (_entry(rng, n) for n in range(12))}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from memdesk.core.entry import Entry
-from memdesk.core.search import find_duplicates
+from memdesk.core.pairs import find_duplicates
 from search_fakes import CountingEmbedder
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 from memdesk.core.entry import Entry
 from memdesk.core.search import SearchService
-from memdesk.core.search.hybrid import _cosines
 from memdesk.core.search.vector_cache import VectorCache, content_key, dequantise, quantise
+from memdesk.core.search.vector_matrix import cosines as _cosines
 from search_fakes import CountingEmbedder
 
 

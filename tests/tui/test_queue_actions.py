@@ -171,7 +171,7 @@ async def test_edit_conflicting_with_a_change_on_disk_becomes_a_conflict(store: 
 
 
 def test_queue_flags_name_the_other_entry(store: Store) -> None:
-    from memdesk.core.search import DuplicatePair
+    from memdesk.core.pairs import DuplicatePair
     from memdesk.tui.screens.queue import flags_by_id
     from memdesk.tui.services import Services
 

@@ -1,4 +1,4 @@
-"""Vectors for finding duplicates and related entries when no embedding model is loaded.
+"""TF-IDF vectors for finding pairs and related entries when no embedding model is loaded.
 
 A hashed bag of words (Latin-script words, Chinese characters and character bigrams),
 weighted by inverse document frequency over the entries being compared (`fit`), then

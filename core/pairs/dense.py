@@ -1,0 +1,130 @@
+"""Pairs from vectors (the search model's, or any embedder's), block by block.
+
+- exact: same sha256 of the normalised summary;
+- near / contradiction: the one verdict (verdict.py) on every pair whose cosine reaches
+  the lowest threshold of the `model` row; cross-lingual pairs count when the model maps
+  both languages into one space.
+`[search] duplicate_similarity` and `contradiction_similarity` override that row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Protocol
+
+import numpy as np
+from memdesk.core.entry import Entry
+from memdesk.core.pairs.pair import DuplicatePair, make_pair, ordered, sorted_key
+from memdesk.core.pairs.thresholds import THRESHOLDS, PairThresholds
+from memdesk.core.pairs.verdict import Statement, verdict
+
+DEFAULT_STATUSES: tuple[str, ...] = ("candidate", "confirmed")
+_BLOCK = 1024
+
+
+class Embeds(Protocol):
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class PairSettings(Protocol):
+    """The `[search]` keys that move the model row (SearchSettings has them)."""
+
+    duplicate_similarity: float
+    contradiction_similarity: float
+
+
+def model_thresholds(settings: PairSettings | None) -> PairThresholds:
+    row = THRESHOLDS["model"]
+    if settings is None:
+        return row
+    return row.with_settings(settings.duplicate_similarity, settings.contradiction_similarity)
+
+
+def find_duplicates(
+    entries: Sequence[Entry],
+    embedder: Embeds | None = None,
+    *,
+    vectors: Mapping[str, np.ndarray] | None = None,
+    settings: PairSettings | None = None,
+    statuses: Sequence[str] | None = DEFAULT_STATUSES,
+    focus: Collection[str] | None = None,
+) -> list[DuplicatePair]:
+    """Pairs among `entries` (those with `statuses`; None = all), strongest first.
+
+    Vectors come from `vectors` (e.g. the search cache) or are computed with `embedder`;
+    without either only exact duplicates are found. `focus`: only pairs with at least
+    one side among these ids (the same pairs as the full list restricted to them, but
+    only the focused rows of the similarity matrix are computed).
+    """
+    thresholds = model_thresholds(settings)
+    pool = [e for e in entries if statuses is None or e.status in statuses]
+    focused = None if focus is None else set(focus)
+    pairs: dict[tuple[str, str], DuplicatePair] = {}
+
+    by_hash: dict[str, list[Entry]] = {}
+    for entry in pool:
+        by_hash.setdefault(entry.text_hash, []).append(entry)
+    for group in by_hash.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                if focused is None or a.id in focused or b.id in focused:
+                    pairs[sorted_key(a.id, b.id)] = make_pair(
+                        a, b, "exact", 1.0, "same normalised text", "hash"
+                    )
+
+    if focused is not None and not any(e.id in focused for e in pool):
+        return ordered(pairs.values())
+    matrix = _matrix(pool, embedder, vectors)
+    if matrix is None:
+        return ordered(pairs.values())
+    lowest = min(
+        thresholds.duplicate,
+        thresholds.contradiction,
+        thresholds.number_contradiction,
+        thresholds.rephrase,
+    )
+    statements: dict[int, Statement] = {}
+    rows = (
+        list(range(len(pool)))
+        if focused is None
+        else [i for i, e in enumerate(pool) if e.id in focused]
+    )
+    for start in range(0, len(rows), _BLOCK):
+        chunk = rows[start : start + _BLOCK]
+        block = matrix[chunk] @ matrix.T
+        hits_r, hits_c = np.nonzero(block >= lowest)
+        for r, c in zip(hits_r.tolist(), hits_c.tolist(), strict=True):
+            i = chunk[r]
+            # Each unordered pair once, older index first as in the full pass; a
+            # focused row also pairs with earlier rows outside the focus.
+            if c == i or (c < i and (focused is None or pool[c].id in focused)):
+                continue
+            x, y = (i, c) if i < c else (c, i)
+            a, b = pool[x], pool[y]
+            if sorted_key(a.id, b.id) in pairs:
+                continue
+            for n in (x, y):
+                if n not in statements:
+                    statements[n] = Statement.of(pool[n])
+            score = float(block[r, c])
+            found = verdict(a, b, score, thresholds, statements=(statements[x], statements[y]))
+            if found is not None:
+                pairs[sorted_key(a.id, b.id)] = make_pair(a, b, found.type, score, found.reason)
+    return ordered(pairs.values())
+
+
+def _matrix(
+    pool: Sequence[Entry],
+    embedder: Embeds | None,
+    vectors: Mapping[str, np.ndarray] | None,
+) -> np.ndarray | None:
+    if len(pool) < 2:
+        return None
+    if vectors is not None and all(e.id in vectors for e in pool):
+        stack = getattr(vectors, "stack", None)  # SearchService.vectors(): one bulk copy
+        if callable(stack):
+            return stack([e.id for e in pool])
+        return np.stack([vectors[e.id] for e in pool]).astype(np.float32)
+    if embedder is None:
+        return None
+    return embedder.embed([e.search_text() for e in pool])

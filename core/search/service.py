@@ -1,0 +1,425 @@
+"""SearchService: keeps the full-text and vector indexes current and answers queries.
+
+Independent of the Store: it works from a list of entries (`sync`) and one call per
+changed entry (`update`, `remove`). State on disk under `index_dir`:
+- `text/`     tantivy index (derived, rebuilt when unusable),
+- `vectors/<model>/` embedding cache keyed by sha256 of the embedded text,
+- `model/`    the assembled offline model folder,
+- `search-state.json`  id -> (version, fingerprint) of what the text index holds.
+
+Ranking (filter, then relevance, then status): filters on status / kind / scope / time
+first, then the configured fusion of the BM25 list and the cosine list (fusion.py), then
+a status weight (confirmed > candidate > superseded / expired). The vectors live in a
+VectorMatrix (vector_matrix.py), what the text index holds in IndexState (index_state.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from memdesk.core.entry import Entry
+from memdesk.core.search.embedder import Embedder, load_embedder
+from memdesk.core.search.fusion import NEEDS_TERM_COVER, RankedLists, fusion_for, status_weight
+from memdesk.core.search.hits import Hit, matched_terms, reason_of
+from memdesk.core.search.index_state import IndexState, fingerprint
+from memdesk.core.search.memory import keep_freed_memory_small, release_free_memory
+from memdesk.core.search.settings import SearchSettings
+from memdesk.core.search.text_index import TextIndex, TextIndexBusy
+from memdesk.core.search.tokenizer import query_terms
+from memdesk.core.search.vector_cache import VectorCache
+from memdesk.core.search.vector_matrix import VectorMatrix, VectorView, cosines
+from memdesk.core.search.vectors import Progress, VectorIndex
+
+MODES: tuple[str, ...] = ("hybrid", "text", "semantic")
+# Cosine below which a semantic hit is noise, per model (tuned on the bilingual dev set).
+MIN_SIMILARITY: dict[str, float] = {"use-multilingual": 0.2, "minilm-int8": 0.3}
+_DEFAULT_MIN_SIMILARITY = 0.3
+
+_LOAD = object()  # sentinel: load the embedder the settings name
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    embedded: int = 0  # texts actually run through the model (cache misses)
+    rebuilt_text_index: bool = False
+    text_index_busy: bool = False  # another process held the writer; retried next sync
+
+
+class SearchService:
+    def __init__(
+        self,
+        index_dir: Path,
+        settings: SearchSettings | Mapping[str, Any] | None = None,
+        *,
+        embedder: Embedder | None | object = _LOAD,
+    ) -> None:
+        keep_freed_memory_small()
+        self.index_dir = Path(index_dir)
+        self.index_dir.mkdir(parents=True, exist_ok=True)
+        self.settings = (
+            settings
+            if isinstance(settings, SearchSettings)
+            else SearchSettings.from_mapping(settings)
+        )
+        if embedder is _LOAD:
+            loaded = load_embedder(self.settings.model, self.index_dir / "model")
+            self.embedder: Embedder | None = loaded.embedder
+            self.model_status = loaded.status
+        else:
+            self.embedder = embedder  # type: ignore[assignment]
+            self.model_status = (
+                f"model {embedder.name}" if embedder is not None else "no embedding model"
+            )
+        self.min_similarity = self.settings.min_similarity
+        if self.min_similarity is None and self.embedder is not None:
+            self.min_similarity = MIN_SIMILARITY.get(self.embedder.name, _DEFAULT_MIN_SIMILARITY)
+        self.text = TextIndex(self.index_dir / "text")
+        self.cache: VectorCache | None = None
+        if self.embedder is not None:
+            safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.embedder.name)
+            self.cache = VectorCache(self.index_dir / "vectors" / safe, self.embedder.dim)
+        self._lock = threading.RLock()
+        self._entries: dict[str, Entry] = {}
+        self._index_state = IndexState(self.index_dir)
+        self._state: dict[str, int] = {} if self.text.rebuilt else self._index_state.load()
+        # One int8 row per entry (vector_matrix.py), under self._lock.
+        self._matrix = VectorMatrix(self.embedder.dim if self.embedder else 0)
+        self._executor: ThreadPoolExecutor | None = None
+        self._query_vectors: dict[str, np.ndarray] = {}
+        self._vectors: VectorIndex | None = None
+        if self.embedder is not None and self.cache is not None:
+            self._vectors = VectorIndex(self.embedder, self.cache, self._matrix, self._lock)
+
+    @classmethod
+    def for_store(cls, store: Any, *, progress: Progress | None = None) -> SearchService:
+        """Open the service on a Store's index dir and bring it up to date."""
+        service = cls(store.index_dir, getattr(store, "settings", None))
+        service.sync(store.entries(), progress=progress)
+        return service
+
+    @property
+    def has_model(self) -> bool:
+        return self.embedder is not None
+
+    # -- keeping current ---------------------------------------------------------
+    def sync(self, entries: Iterable[Entry], *, progress: Progress | None = None) -> SyncReport:
+        """Index what changed since last time (by id -> version and fingerprint)."""
+        entries = list(entries)
+        report = SyncReport(rebuilt_text_index=self.text.rebuilt)
+        with self._lock:
+            if not report.rebuilt_text_index:
+                # Another process (TUI, CLI) may have indexed since: read its work.
+                self.text.index.reload()
+                self._state = self._index_state.load()
+            self.text.rebuilt = False
+            if self.text.num_docs() != len(self._state):  # index and state disagree
+                try:
+                    self.text.clear()
+                    self._state = {}
+                except TextIndexBusy:
+                    report.text_index_busy = True
+            current = {e.id: e for e in entries}
+            changed: list[Entry] = []
+            marks: list[int] = []
+            for entry in entries:
+                known = self._state.get(entry.id)
+                mark = fingerprint(entry)
+                if known != mark:
+                    changed.append(entry)
+                    marks.append(mark)
+                    report.added += known is None
+                    report.updated += known is not None
+            removed = [i for i in self._state if i not in current]
+            report.removed = len(removed)
+            if (changed or removed) and not report.text_index_busy:
+                fresh = {e.id for e in changed if e.id not in self._state}
+                try:
+                    self.text.apply(changed, removed, fresh=fresh)
+                except TextIndexBusy:
+                    # Another process is indexing the same store; it brings the text
+                    # index up to date, and the state left as is makes the next sync
+                    # retry whatever it did not cover.
+                    changed, removed, marks = [], [], []
+                    report.text_index_busy = True
+                for entry, mark in zip(changed, marks, strict=True):
+                    self._state[entry.id] = mark
+                for entry_id in removed:
+                    del self._state[entry_id]
+                self._index_state.save(self._state)
+            self._entries = current
+        report.embedded = (
+            self._vectors.sync(entries, current, progress) if self._vectors is not None else 0
+        )
+        del entries, current
+        release_free_memory()  # the writer heap and sync temporaries (a few ms)
+        return report
+
+    def sync_async(
+        self, entries: Iterable[Entry], *, progress: Progress | None = None
+    ) -> Future[SyncReport]:
+        """`sync` on a worker thread; searches keep working on the previous vectors."""
+        return self._worker().submit(self.sync, list(entries), progress=progress)
+
+    def follow(self, store: Any, *, background: bool = True) -> Callable[[], None]:
+        """Keep current with a Store: each committed change updates or removes the
+        entries it names (on the worker thread when `background`, in commit order).
+        Returns the function that stops following."""
+
+        def apply(ids: list[str]) -> None:
+            found = {i: store.find(i) for i in ids}
+            self.update_many([e for e in found.values() if e is not None])
+            for entry_id, entry in found.items():
+                if entry is None:
+                    self.remove(entry_id)
+
+        def on_change(change: Any) -> None:
+            ids = list(change.ids)
+            if background:
+                self._worker().submit(apply, ids)
+            else:
+                apply(ids)
+
+        return store.subscribe(on_change)
+
+    def wait_idle(self, timeout: float | None = None) -> None:
+        """Block until background work submitted so far (sync_async, follow) is done."""
+        if self._executor is not None:
+            self._executor.submit(lambda: None).result(timeout=timeout)
+
+    def _worker(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdesk-embed")
+        return self._executor
+
+    def rebuild(self, entries: Iterable[Entry], *, progress: Progress | None = None) -> SyncReport:
+        """Throw the text index away and index everything again (vectors stay cached)."""
+        with self._lock:
+            self.text.clear()
+            self._state = {}
+            self._index_state.save(self._state)
+        return self.sync(entries, progress=progress)
+
+    def update(self, entry: Entry) -> None:
+        """Keep both indexes current after one entry was added or changed."""
+        self.update_many([entry])
+
+    def update_many(self, entries: Sequence[Entry]) -> None:
+        """Like `update` for several entries: one index commit, one embedding batch."""
+        with self._lock:
+            marks = {e.id: fingerprint(e) for e in entries}
+            changed = [e for e in entries if self._state.get(e.id) != marks[e.id]]
+            if changed:
+                try:
+                    self.text.apply(changed)
+                    for entry in changed:
+                        self._state[entry.id] = marks[entry.id]
+                        self._index_state.log(self._state, entry.id, marks[entry.id])
+                except TextIndexBusy:
+                    pass  # state unchanged: the next sync indexes them
+            for entry in entries:
+                self._entries[entry.id] = entry
+        if self._vectors is not None and entries:
+            self._vectors.update(entries)
+
+    def remove(self, entry_id: str) -> None:
+        with self._lock:
+            if entry_id in self._state:
+                try:
+                    self.text.apply([], [entry_id])
+                    del self._state[entry_id]
+                    self._index_state.log(self._state, entry_id, None)
+                except TextIndexBusy:
+                    pass  # state unchanged: the next sync removes it
+            self._entries.pop(entry_id, None)
+            self._matrix.drop_row(entry_id)
+
+    # -- vectors -----------------------------------------------------------------
+    def embed_query(self, query: str) -> np.ndarray:
+        assert self.embedder is not None
+        vector = self._query_vectors.get(query)
+        if vector is None:
+            vector = self.embedder.embed([query])[0]
+            if len(self._query_vectors) > 256:
+                self._query_vectors.clear()
+            self._query_vectors[query] = vector
+        return vector
+
+    def vector_of(self, entry_id: str) -> np.ndarray | None:
+        """The entry's vector (float32, a new array) or None."""
+        with self._lock:
+            return self._matrix.vector(entry_id)
+
+    def vectors(self) -> Mapping[str, np.ndarray]:
+        """Every entry's vector by id, dequantised on access (no float32 copy of all)."""
+        return VectorView(self._matrix, self._lock)
+
+    def duplicates(
+        self, entries: Sequence[Entry] | None = None, focus: Collection[str] | None = None
+    ) -> list[Any]:
+        """Exact / near / contradiction pairs (see duplicates.py), from cached vectors;
+        `focus`: only pairs touching these ids."""
+        return service_duplicates(self, entries, focus)
+
+    # -- searching ---------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        mode: str = "hybrid",
+        status: Iterable[str] | None = None,
+        kind: Iterable[str] | None = None,
+        scope: Iterable[str] | None = None,
+        since: dt.datetime | None = None,
+        until: dt.datetime | None = None,
+        limit: int = 10,
+    ) -> list[Hit]:
+        if mode not in MODES:
+            raise ValueError(f"unknown search mode {mode!r}; allowed: {', '.join(MODES)}")
+        if not query.strip():
+            return []
+        if self.embedder is None:
+            mode = "text"  # said once through model_status; full text keeps working
+        filters = {"status": list(status or []), "kind": list(kind or [])}
+        filters["scope"] = list(scope or [])
+        depth = max(limit * 5, 50)
+        # Time filters are applied after retrieval: fetch deeper so `limit` still fills.
+        if since or until:
+            depth = max(depth, limit * 50)
+
+        text_ranked: list[tuple[str, float]] = []
+        if mode in ("hybrid", "text"):
+            text_ranked = [
+                (h.entry_id, h.score) for h in self.text.search(query, limit=depth, filters=filters)
+            ]
+        semantic_ranked: list[tuple[str, float]] = []
+        if mode in ("hybrid", "semantic"):
+            semantic_ranked = self._semantic(query, filters, depth)
+
+        with self._lock:
+            entries = self._entries
+            allowed = self._time_filter(entries, since, until)
+            text_ranked = [(i, s) for i, s in text_ranked if i in entries and allowed(i)]
+            semantic_ranked = [(i, s) for i, s in semantic_ranked if i in entries and allowed(i)]
+            return self._fuse(query, mode, text_ranked, semantic_ranked, entries, limit)
+
+    @staticmethod
+    def _time_filter(
+        entries: Mapping[str, Entry], since: dt.datetime | None, until: dt.datetime | None
+    ) -> Callable[[str], bool]:
+        def ok(entry_id: str) -> bool:
+            updated = entries[entry_id].updated
+            if updated.tzinfo is None:  # hand-written files may omit the zone: UTC
+                updated = updated.replace(tzinfo=dt.UTC)
+            return (since is None or updated >= since) and (until is None or updated <= until)
+
+        return ok
+
+    def _semantic(
+        self, query: str, filters: Mapping[str, list[str]], depth: int
+    ) -> list[tuple[str, float]]:
+        if self.embedder is None:
+            return []
+        query_vector = self.embed_query(query)
+        with self._lock:
+            codes, scales, ids = self._matrix.live()
+            n = len(ids)
+            entries = self._entries
+        if n == 0:
+            return []
+        scores = cosines(codes, scales, query_vector)
+        active = {k: set(v) for k, v in filters.items() if v}
+        if active:
+            mask = np.fromiter(
+                (
+                    all(getattr(entries[i], k) in v for k, v in active.items())
+                    if i in entries
+                    else False
+                    for i in ids
+                ),
+                dtype=bool,
+                count=n,
+            )
+            scores = np.where(mask, scores, -np.inf)
+        k = min(depth, n)
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top])]
+        floor = self.min_similarity if self.min_similarity is not None else -1.0
+        return [(ids[r], float(scores[r])) for r in top if scores[r] >= floor]
+
+    def _fuse(
+        self,
+        query: str,
+        mode: str,
+        text_ranked: list[tuple[str, float]],
+        semantic_ranked: list[tuple[str, float]],
+        entries: Mapping[str, Entry],
+        limit: int,
+    ) -> list[Hit]:
+        """One ranking from the two lists (fusion.py), weighted by status, explained."""
+        fusion_name = self.settings.fusion
+        terms = query_terms(query)
+        lists = RankedLists(
+            text_ranked, semantic_ranked, self.settings.rrf_k, self.settings.text_weight
+        )
+        matched: dict[str, list[str]] = {}
+        # Matched terms cost a tokenisation per hit: for every text hit only when the
+        # fusion weighs by them, otherwise for the hits returned (below).
+        if mode == "hybrid" and fusion_name in NEEDS_TERM_COVER and terms:
+            matched = {i: matched_terms(terms, entries[i]) for i, _ in text_ranked}
+            lists.term_cover = {i: max(len(m), 1) / len(terms) for i, m in matched.items()}
+        base = fusion_for(mode, fusion_name)(lists)
+        text_rank, sem_rank = lists.text_rank, lists.semantic_rank
+        similarity = dict(semantic_ranked)
+        hits = [
+            Hit(
+                entry_id=entry_id,
+                score=score * status_weight(entries[entry_id]),
+                reason="",
+                matched_terms=matched.get(entry_id, []),
+                similarity=similarity.get(entry_id),
+                text_rank=text_rank.get(entry_id),
+                semantic_rank=sem_rank.get(entry_id),
+            )
+            for entry_id, score in base.items()
+        ]
+        hits.sort(key=lambda h: (-h.score, h.text_rank or 1 << 30, h.entry_id))
+        hits = hits[:limit]
+        for hit in hits:
+            entry = entries[hit.entry_id]
+            if hit.text_rank is not None and not hit.matched_terms:
+                hit.matched_terms = matched_terms(terms, entry)
+            hit.reason = reason_of(hit, entry)
+        return hits
+
+    def entries(self) -> list[Entry]:
+        """The entries the service was last brought up to date with."""
+        with self._lock:
+            return list(self._entries.values())
+
+    def forget_query_vectors(self) -> None:
+        """Drop the memo of embedded queries (benchmarks time the embedding too)."""
+        self._query_vectors.clear()
+
+
+def service_duplicates(
+    service: SearchService,
+    entries: Sequence[Entry] | None = None,
+    focus: Collection[str] | None = None,
+) -> list[Any]:
+    """Duplicates among the service's entries, reusing its cached vectors."""
+    from memdesk.core.pairs import find_duplicates
+
+    pool = list(entries if entries is not None else service.entries())
+    return find_duplicates(
+        pool, service.embedder, vectors=service.vectors(), settings=service.settings, focus=focus
+    )
