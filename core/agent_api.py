@@ -23,10 +23,10 @@ from memdesk.core.entry import SOURCE_ORDER, STATUSES, Entry, EntryError, Source
 from memdesk.core.entry_view import describe
 from memdesk.core.extract.heuristic import classify
 from memdesk.core.guard import screen
+from memdesk.core.search import MODES
 from memdesk.core.store import GuardRefused, Store, StoreError
 
 ACTOR = "mcp"  # not a person: a person's `undo` never takes back what an agent proposed
-SEARCH_MODES: tuple[str, ...] = ("hybrid", "text", "semantic")
 MAX_SEARCH_LIMIT = 100
 # What the journal calls a removal, and what `remember` reports for a text removed so.
 _REMOVED_AS = {"reject": "rejected", "delete": "deleted", "merge": "merged"}
@@ -255,8 +255,8 @@ def search(
         raise AgentCallError("query must be a non-empty string")
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SEARCH_LIMIT:
         raise AgentCallError(f"limit must be a whole number from 1 to {MAX_SEARCH_LIMIT}")
-    if mode not in SEARCH_MODES:
-        raise AgentCallError(f"unknown mode {mode!r}; allowed: {', '.join(SEARCH_MODES)}")
+    if mode not in MODES:
+        raise AgentCallError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}")
     statuses = [status] if isinstance(status, str) else list(status or ["confirmed"])
     bad = [s for s in statuses if s not in STATUSES]
     if bad:
