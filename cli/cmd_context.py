@@ -42,7 +42,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="include unconfirmed candidates (not low-confidence ones)",
     )
     p.add_argument(
-        "--explain", action="store_true", help="after the block, list what was left out and why"
+        "--explain",
+        action="store_true",
+        help="after the block, list each entry put in (why, and its kind, scope, source and "
+        "time) and each left out (why)",
+    )
+    p.add_argument(
+        "--metadata",
+        action="store_true",
+        default=None,
+        help="write each entry's kind, scope, source and time into the block "
+        "(default: context.metadata)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run_context)
@@ -74,6 +84,7 @@ def run_context(args: argparse.Namespace, ctx: CliContext) -> int:
             include_candidates=args.candidates,
             format=args.format,
             search=search,
+            metadata=args.metadata,
         )
     except ContextRequestError as exc:
         raise UserError(str(exc)) from exc
@@ -87,5 +98,6 @@ def run_context(args: argparse.Namespace, ctx: CliContext) -> int:
             f"\n# {result.tokens}/{result.budget} {result.unit} ({result.counter}); "
             f"{len(result.included)} included, {len(result.excluded)} left out\n"
         )
+        sys.stdout.write(result.explain_included() + "\n\n")
         sys.stdout.write(result.explain() + "\n")
     return 0

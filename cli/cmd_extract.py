@@ -15,7 +15,7 @@ from memdesk.core.extract.files import file_candidates
 from memdesk.core.extract.flush import WriteResult, flush, select_new
 from memdesk.core.extract.inbox import ingest_sources, looks_binary
 from memdesk.core.extract.messages import Message, ReadStats
-from memdesk.core.extract.readers import record_messages
+from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, record_messages
 from memdesk.core.extract.settings import ExtractSettings
 from memdesk.core.store import StoreError
 
@@ -25,11 +25,13 @@ ACTOR = "cli"
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "extract",
-        help="extract candidate memories from transcripts (JSONL, JSON, Markdown)",
+        help="extract candidate memories from agent transcripts (see docs/formats.md)",
         description=(
-            "Read agent transcripts (generic {role, content} JSONL/JSON, Claude Code sessions, "
-            "OpenAI chat exports, Markdown chat logs, memory/YYYY-MM-DD.md daily logs), extract "
-            "candidates, screen them with the do-not-write guard and add the new ones."
+            "Read agent transcripts (Claude Code, Codex, Gemini CLI, Copilot CLI, Antigravity, "
+            "Aider, SpecStory, ChatGPT exports, Markdown chat logs, memory/YYYY-MM-DD.md daily "
+            "logs, generic {role, content} JSONL/JSON), extract candidates, screen them with "
+            "the do-not-write guard and add the new ones. A file in no known format is an "
+            "error (exit 1)."
         ),
     )
     p.add_argument("files", nargs="*", metavar="FILE", help="transcript files to read")
@@ -75,10 +77,15 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
             raise UserError(f"{name}: no such file")
         if looks_binary(path):
             raise UserError(f"{name}: not a text file (binary content)")
+        try:
+            fmt = detect_format(path)
+        except UnrecognisedFormat as exc:
+            raise UserError(str(exc)) from exc
         stats = ReadStats(str(path))
         chosen_all: list[Entry] = []
         totals = WriteResult()
-        for found in file_candidates(path, settings.extractor, stats=stats, cwd=str(ctx.dir)):
+        batches = file_candidates(path, settings.extractor, stats=stats, cwd=str(ctx.dir), fmt=fmt)
+        for found in batches:
             if not found.ok:
                 raise UserError(f"{name}: extractor failed, nothing written: {found.error}")
             chosen, written = select_new(found.candidates, known)
@@ -92,9 +99,14 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
                 chosen_all = store.add_many(chosen_all, actor=ACTOR, label="extract")
             except StoreError as exc:
                 raise UserError(f"{name}: nothing written: {exc}") from exc
+        if not stats.messages:
+            print(
+                f"memdesk: note: {path}: read as {fmt}; it holds no conversation", file=sys.stderr
+            )
         report["files"].append(
             {
                 "path": str(path),
+                "format": fmt,
                 "messages": stats.messages,
                 "skipped_lines": stats.skipped,
                 "warnings": stats.warnings,

@@ -12,7 +12,7 @@ from typing import Any
 from memdesk.cli.context import CliContext, UserError
 from memdesk.core.entry import CONFIDENCES, KINDS, SCOPES, STATUSES, Entry, EntryError, Source
 from memdesk.core.entry_view import describe
-from memdesk.core.importing import export_entries, read_import_file
+from memdesk.core.importing import export_entries, looks_like_markdown, read_import_file
 from memdesk.core.merge import MergeConflict
 from memdesk.core.store import GuardRefused, Store, StoreError
 
@@ -76,7 +76,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("redo", help="redo the last undone change")
     p.set_defaults(func=run_undo, verb="redo")
 
-    p = sub.add_parser("render", help="rewrite MEMORY.md from the store")
+    p = sub.add_parser("render", help="rewrite MEMORY.md and managed memory files from the store")
+    p.add_argument(
+        "--order",
+        action="store_true",
+        help="order managed files so what matters most stays above their agent's load limit",
+    )
     p.set_defaults(func=run_render)
 
     p = sub.add_parser("ingest", help="turn lines others added to MEMORY.md into candidates")
@@ -266,7 +271,14 @@ def run_undo(args: argparse.Namespace, ctx: CliContext) -> int:
 @_guarded
 def run_render(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.store()
+    ordered: list[str] = []
+    if args.order:
+        from memdesk.core.memfiles.sync import order_files
+
+        ordered = [r.path for r in order_files(store) if r.written]
     changed = store.render_memory_md()
+    for path in ordered:
+        print(f"{path} ordered")
     print(f"{store.memory_file.path} {'rewritten' if changed else 'already current'}")
     return 0
 
@@ -292,6 +304,11 @@ def run_import(args: argparse.Namespace, ctx: CliContext) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise UserError(f"{path}: no such file")
+    if looks_like_markdown(path):
+        raise UserError(
+            f"{path}: a Markdown file, not JSON entries; use `memdesk adopt {path}` to manage "
+            f"it as an agent's memory file, or `memdesk ingest` for lines added to MEMORY.md"
+        )
     result = read_import_file(path)
     added: list[Entry] = []
     refused: list[str] = []

@@ -23,8 +23,10 @@ from memdesk.cli.context import CliContext, UserError
 # group needs no registration here). Order decides the order in `memdesk --help`.
 COMMAND_ORDER: tuple[str, ...] = (
     "store",
+    "files",
     "app",
     "extract",
+    "sources",
     "search",
     "context",
     "mcp",

@@ -57,6 +57,19 @@ def read_import_file(path: Path) -> ImportResult:
     return result
 
 
+def looks_like_markdown(path: Path) -> bool:
+    """A `.md` file, or text whose first line is not JSON (a heading, a list ...)."""
+    if path.suffix.lower() in (".md", ".markdown", ".mdx"):
+        return True
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    first = next((line.strip() for line in head.splitlines() if line.strip()), "")
+    return first.startswith(("# ", "## ", "- ", "* ", "---"))
+
+
 def export_entries(entries: list[Entry], fmt: str) -> str:
     if fmt == "json":
         return json.dumps([e.to_json() for e in entries], ensure_ascii=False, indent=2) + "\n"

@@ -1,8 +1,10 @@
 """The memory files memdesk manages in a working directory, for readers outside it
 (the MCP server's resources): which there are, and their text.
 
-Today that is `MEMORY.md`; a new managed file (another agent's memory file) is one more
-item in `managed_files`, and every reader picks it up.
+That is memdesk's own `MEMORY.md` and every file adopted whole (CLAUDE.md, AGENTS.md,
+an agent's auto memory...: `memdesk.core.memfiles`). A file inside the working directory
+is named by its relative path; one outside it (an agent's home folder) by its manifest
+name, so names stay unique and say nothing of the person's home.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ class _MemoryFileLike(Protocol):
 
 class _HasMemoryFile(Protocol):
     root: Path
+    meta_dir: Path
     memory_file: _MemoryFileLike
 
 
@@ -34,14 +37,26 @@ class UnknownMemoryFile(KeyError):
 
 def managed_files(store: _HasMemoryFile) -> list[ManagedFile]:
     """Every memory file memdesk renders or adopts in this working directory."""
+    from memdesk.core.memfiles.manifest import all_manifests, manifest_path
+
     path = Path(store.memory_file.path)
-    return [
+    found = [
         ManagedFile(
             name=path.relative_to(store.root).as_posix(),
             path=path,
             description="the confirmed memory agents load, rendered by memdesk",
         )
     ]
+    for manifest in all_manifests(store.meta_dir):
+        file = manifest.file
+        if any(f.path == file for f in found):
+            continue
+        try:
+            name = file.relative_to(store.root).as_posix()
+        except ValueError:  # outside the working directory
+            name = manifest_path(store.meta_dir, file).stem
+        found.append(ManagedFile(name, file, f"a {manifest.format} memory file adopted by memdesk"))
+    return found
 
 
 def read_managed_file(store: _HasMemoryFile, name: str) -> str:

@@ -164,7 +164,7 @@ class MemoryFile:
                     state.retired[child.name] = 0  # unknown to the state: read it all
         if not state.retired:
             return
-        holders = _open_inodes()
+        holders = open_inodes()
         for name, consumed in list(state.retired.items()):
             path = self.retired_dir / name
             try:
@@ -246,7 +246,7 @@ class MemoryFile:
             state.retired[name] = state.live[1] if state.live[0] == st.st_ino else 0
 
 
-def _open_inodes() -> set[tuple[int, int]] | None:
+def open_inodes() -> set[tuple[int, int]] | None:
     """(dev, inode) of every file any process holds open; None where unknowable."""
     proc = Path("/proc")
     if not proc.is_dir():

@@ -42,6 +42,8 @@ from memdesk.core.memory_md import MemoryFile, MemoryState
 from memdesk.core.merge import Conflict, FieldConflict, MergeConflict, merge_entry_dicts
 
 META_DIR = ".memdesk"
+# `source.origin` of entries that live in a managed memory file (core/memfiles/).
+MANAGED_ORIGIN = "memory-file"
 # Actors whose actions `undo` reverses by default: a person at the CLI or in the TUI.
 # Automatic writers (MEMORY.md ingestion, agent flushes, watchers) are not undone by
 # a person's undo, so pressing undo never eats an agent's fact.
@@ -171,7 +173,23 @@ class Store:
         (meta / "journal.jsonl").touch()
         store = cls(root)
         store.recover()
+        store._adopt_existing_memory_md()
         return store
+
+    def _adopt_existing_memory_md(self) -> None:
+        """A MEMORY.md memdesk never wrote is an agent's memory: adopt it as it is
+        (emptying it into the review queue would leave the agent with nothing)."""
+        path = self.memory_file.path
+        if self.memory_file.state_path.exists() or self._memory_md_managed():
+            return
+        try:
+            if not path.is_file() or not path.read_bytes().strip():
+                return
+        except OSError:
+            return
+        from memdesk.core.memfiles.adopt import adopt
+
+        adopt(self, path)
 
     @classmethod
     def open(cls, root: Path | str) -> Store:
@@ -490,6 +508,9 @@ class Store:
             or (op.after is not None and op.after.status == "confirmed")
             for op in ops
         ):
+            return True
+        # A candidate kept in place in a managed file leaves it when it is rejected.
+        if any(op.before is not None and op.before.source.origin == MANAGED_ORIGIN for op in ops):
             return True
         try:
             context = self.settings.get("context", {})
@@ -826,13 +847,33 @@ class Store:
 
     # -- MEMORY.md -----------------------------------------------------------------
     def ingest_memory_md(self) -> list[Entry]:
-        """Turn lines others added to MEMORY.md into candidates (deduplicated)."""
+        """Turn lines others added to MEMORY.md (and to managed memory files) into
+        candidates (deduplicated)."""
         with self.lock.held():
             added, state = self._ingest_memory_md()
             self.memory_file.save_state(state)  # only now are the lines marked read
-            return added
+            return added + self._sync_managed_files()[0]
+
+    def _memory_md_managed(self) -> bool:
+        """Was MEMORY.md adopted? Then it is a managed file, kept by core/memfiles."""
+        from memdesk.core.memfiles.manifest import is_managed
+
+        return is_managed(self.meta_dir, self.memory_file.path)
+
+    def _sync_managed_files(self) -> tuple[list[Entry], bool]:
+        """Candidates from managed memory files, and whether any file was rewritten."""
+        from memdesk.core.memfiles.sync import sync_all
+
+        previous, self.auto_render = self.auto_render, False
+        try:
+            results = sync_all(self)
+        finally:
+            self.auto_render = previous
+        return [e for r in results for e in r.added], any(r.written for r in results)
 
     def _ingest_memory_md(self) -> tuple[list[Entry], MemoryState]:
+        if self._memory_md_managed():
+            return [], self.memory_file.load_state()
         lines, state = self.memory_file.collect_external()
         known = self.known_hashes() if lines else set()
         fresh: list[Entry] = []
@@ -856,7 +897,8 @@ class Store:
         return self.add_many(fresh, actor="memory-md", label="ingest", refused=refused), state
 
     def render_memory_md(self) -> bool:
-        """Rewrite MEMORY.md from the store (after ingesting what others appended)."""
+        """Rewrite MEMORY.md and the managed memory files from the store (after ingesting
+        what others appended). True when a file was rewritten."""
         from memdesk.core.memory_render import render_memory_text
 
         with self.lock.held():
@@ -865,9 +907,14 @@ class Store:
                 _, state = self._ingest_memory_md()
             finally:
                 self.auto_render = previous
-            text = render_memory_text(self.entries(), self.settings)
+            _, managed_written = self._sync_managed_files()
+            if self._memory_md_managed():
+                return managed_written
+            # Entries of managed files are written in their own files, not here.
+            entries = [e for e in self.entries() if e.source.origin != MANAGED_ORIGIN]
+            text = render_memory_text(entries, self.settings)
             # One state save: the lines just ingested and the new render together.
-            return self.memory_file.write(text, state)
+            return self.memory_file.write(text, state) or managed_written
 
 
 @dataclass

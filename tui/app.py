@@ -39,12 +39,13 @@ LAZY_SCREENS: dict[str, tuple[str, str]] = {
     "conflicts": ("memdesk.tui.screens.conflicts", "ConflictsScreen"),
     "context": ("memdesk.tui.screens.context_preview", "ContextPreviewScreen"),
     "stats": ("memdesk.tui.screens.stats", "StatsScreen"),
+    "files": ("memdesk.tui.screens.memory_files", "MemoryFilesScreen"),
 }
 
 
 DESK_ACTIONS = frozenset(
     {"quit", "help", "show_queue", "show_browser", "show_conflicts", "show_context"}
-    | {"show_stats", "show_consolidation", "undo", "redo"}
+    | {"show_stats", "show_consolidation", "show_files", "undo", "redo"}
 )
 
 
@@ -104,6 +105,7 @@ class MemdeskApp(App[int]):
         Binding("c", "show_conflicts", "Conflicts", id="show_conflicts"),
         Binding("p", "show_context", "Context", id="show_context", show=False),
         Binding("s", "show_stats", "Stats", id="show_stats", show=False),
+        Binding("f", "show_files", "Memory files", id="show_files", show=False),
         Binding("o", "show_consolidation", "Consolidate", id="show_consolidation", show=False),
         Binding("u,ctrl+z", "undo", "Undo", id="undo"),
         Binding("ctrl+y", "redo", "Redo", id="redo", show=False),
@@ -165,6 +167,7 @@ class MemdeskApp(App[int]):
                 lambda ch: self.post_message(FilesChanged(ch)),
                 globs,
                 inbox=inbox,
+                memory_files=_managed_files(self.store),
             )
             self.watcher.start()
             # Lines agents appended while the desk was closed join the queue now.
@@ -435,6 +438,9 @@ class MemdeskApp(App[int]):
     def action_show_stats(self) -> None:
         self.show_lazy("stats")
 
+    def action_show_files(self) -> None:
+        self.show_lazy("files")
+
     def action_show_consolidation(self) -> None:
         """The consolidation plan (pushed over the current screen; escape goes back)."""
         try:
@@ -515,6 +521,13 @@ def _sources(store: Store) -> tuple[list[str], bool]:
         globs = [globs]
     globs = [g for g in globs if isinstance(g, str)] if isinstance(globs, list) else []
     return globs, sources.get("inbox", True) is not False
+
+
+def _managed_files(store: Store) -> list[Path]:
+    """The memory files memdesk manages (adopted), to watch like MEMORY.md."""
+    from memdesk.core.memfiles.manifest import all_manifests
+
+    return [m.file for m in all_manifests(store.meta_dir)]
 
 
 def _optional_ingest_path():  # type: ignore[no-untyped-def]

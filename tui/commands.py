@@ -29,6 +29,12 @@ DESK_COMMANDS: tuple[DeskCommand, ...] = (
     DeskCommand("Context preview", "The block an agent would receive", "show_context", "app"),
     DeskCommand("Stats", "Store size, latencies, index health", "show_stats", "app"),
     DeskCommand(
+        "Memory files",
+        "Managed agent memory files and what their agents load",
+        "show_files",
+        "app",
+    ),
+    DeskCommand(
         "Consolidate",
         "Plan merges, supersedes and expiries; apply what you tick",
         "show_consolidation",

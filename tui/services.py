@@ -52,6 +52,9 @@ class Services:
     # found again); its own lock: the sync worker and the refresh path both ask.
     _pairs: Any = field(default=None, repr=False)
     _pairs_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # What approving each waiting candidate would push past its memory file's load cut,
+    # for the generation it was worked out at.
+    _load_warnings: tuple[int, dict[str, str]] | None = field(default=None, repr=False)
 
     # -- store access --------------------------------------------------------------
     @property
@@ -134,6 +137,21 @@ class Services:
                     self._marker_ids.add(path.stem)
                 else:
                     self._marker_ids.discard(path.stem)
+
+    def load_warnings(self) -> dict[str, str]:
+        """Candidate id -> what approving it would push past its managed file's load
+        cut (see core/memfiles/limits.py); worked out again only after a change."""
+        cached = self._load_warnings
+        if cached is not None and cached[0] == self._generation:
+            return cached[1]
+        from memdesk.core.memfiles.status import approval_warnings
+
+        generation = self._generation
+        entries = self.entries()
+        with self.lock:
+            warnings = approval_warnings(self.store, entries)
+        self._load_warnings = (generation, warnings)
+        return warnings
 
     def candidates(self) -> list[Entry]:
         """Candidates in order of arrival (created, then id)."""

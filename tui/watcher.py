@@ -46,10 +46,17 @@ class PathClassifier:
     """Decides which watched category a path belongs to (or none)."""
 
     def __init__(
-        self, root: Path, transcript_globs: Iterable[str] = (), *, inbox: bool = True
+        self,
+        root: Path,
+        transcript_globs: Iterable[str] = (),
+        *,
+        inbox: bool = True,
+        memory_files: Iterable[Path] = (),
     ) -> None:
         self.root = root.resolve()
         self.memory_md = self.root / "MEMORY.md"
+        # Managed memory files (CLAUDE.md, an agent's auto memory ...): read like MEMORY.md.
+        self.memory_files = {Path(p) for p in memory_files}
         self.entries_dir = self.root / ".memdesk" / "entries"
         self.inbox_dir = self.root / ".memdesk" / "inbox"
         self.inbox = inbox
@@ -64,7 +71,7 @@ class PathClassifier:
         path = Path(raw)
         if path.name.startswith(TEMP_PREFIX) or path.name.startswith(".#"):
             return
-        if path == self.memory_md:
+        if path == self.memory_md or path in self.memory_files:
             changes.memory_md = True
         elif path.parent == self.entries_dir and path.suffix == ".toml":
             changes.entries.add(path)
@@ -77,6 +84,8 @@ class PathClassifier:
     def watch_dirs(self) -> list[tuple[Path, bool]]:
         """(folder, recursive) pairs to schedule; never the whole tree (think node_modules)."""
         dirs: dict[Path, bool] = {self.root: False, self.entries_dir: False}
+        for path in self.memory_files:
+            dirs.setdefault(path.parent, False)
         if self.inbox:
             dirs[self.inbox_dir] = True
         for pattern in self.globs:
@@ -117,8 +126,11 @@ class Watcher:
         coalesce: float = COALESCE_SECONDS,
         *,
         inbox: bool = True,
+        memory_files: Iterable[Path] = (),
     ) -> None:
-        self.classifier = PathClassifier(root, transcript_globs, inbox=inbox)
+        self.classifier = PathClassifier(
+            root, transcript_globs, inbox=inbox, memory_files=memory_files
+        )
         self.on_changes = on_changes
         self.coalesce = coalesce
         self._pending = WatchedChanges()

@@ -2,12 +2,13 @@
 
 Order of decisions (seed 004): scope filter, then status rules (superseded, expired, past
 `valid_until`, suspicious, candidates, low confidence), then relevance to the query (a
-search callable or the built-in lexical score, plus seed 001's `analyze_query` deciding
-which sections the query needs), then time decay and status weight rank entries inside
-each section, and sections follow the purpose's order. The budget is filled entry by entry
-(an entry is never cut; its facts may be dropped to keep its summary); after an entry does
-not fit, smaller ones are still tried while at least `MIN_REMAINING` units are left (seed
-001). The final text is re-counted and trimmed, so the budget is a hard limit.
+search callable or the built-in lexical score over an entry and its headings, plus seed
+001's `analyze_query` deciding which sections the query needs), then time decay, status
+weight, what the text is (`weigh`: code or sample data low, a stressed rule high) and the
+purpose's section order rank entries. The budget is filled in rank order (`fill`), each
+entry with the headings and subject line it needs; the chosen entries are then laid out
+under their headings in file order (`outline`). The final text is re-counted and
+trimmed, so the budget is a hard limit.
 """
 
 from __future__ import annotations
@@ -15,33 +16,45 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import exp2
-from operator import itemgetter
 from typing import Any
 
+from memdesk.core.context.fill import Filled, Layout, fill, render_within
+from memdesk.core.context.outline import Item, order_key, subject_lines
 from memdesk.core.context.query import (
     ContextRequirement,
     LexicalIndex,
     analyze_query,
     lexical_scores,
 )
-from memdesk.core.context.render import (
-    SECTION_TITLES,
-    footer_lines,
-    header_lines,
-    heading_line,
-    item_lines,
-    memory_md_text,
+from memdesk.core.context.records import (
+    EXHAUSTED,
+    MIN_REMAINING,
+    REASONS,
+    Assembly,
+    Excluded,
+    Included,
+    describe,
 )
+from memdesk.core.context.render import SECTION_TITLES
 from memdesk.core.context.settings import FORMATS, UNITS, context_settings
 from memdesk.core.context.tokens import TokenCounter, get_counter
+from memdesk.core.context.weigh import weigh
 from memdesk.core.entry import STATUSES, Entry
 
-SearchFn = Callable[[str, Sequence[Entry]], dict[str, float]]
+__all__ = [
+    "EXHAUSTED",
+    "MIN_REMAINING",
+    "REASONS",
+    "Assembly",
+    "Excluded",
+    "Included",
+    "assemble",
+    "section_of",
+]
 
-# Seed 001: after something does not fit, keep going only while this much is left.
-MIN_REMAINING = 100
+SearchFn = Callable[[str, Sequence[Entry]], dict[str, float]]
 
 SECTION_OF_KIND: dict[str, str] = {
     "project": "project",
@@ -58,19 +71,6 @@ SECTION_OF_KIND: dict[str, str] = {
 # command") go to the commands section: tagged so, or carrying a command in their source.
 COMMAND_TAGS = frozenset({"command", "commands", "cmd", "env", "environment", "setup", "cli"})
 
-REASONS: dict[str, str] = {
-    "scope": "scope not requested",
-    "superseded": "superseded",
-    "expired": "expired",
-    "suspicious": "flagged suspicious",
-    "status": "candidate, not confirmed",
-    "low_confidence": "low-confidence candidate",
-    "purpose": "section not part of this purpose",
-    "irrelevant": "irrelevant to the query",
-    "budget": "did not fit in the budget",
-}
-
-EXHAUSTED = f"budget exhausted: fewer than {MIN_REMAINING} left"
 _CONFIDENCE_WEIGHT = {"high": 1.0, "medium": 0.85, "low": 0.6}
 # Status weight x confidence weight, looked up once per entry.
 _WEIGHT: dict[tuple[str, str], float] = {
@@ -88,130 +88,6 @@ def section_of(entry: Entry) -> str:
     ):
         return "commands"
     return section
-
-
-@dataclass
-class Included:
-    entry_id: str
-    position: int  # 1-based, in output order
-    tokens: int  # cost of this item in the assembly's unit (incl. its line break)
-    section: str
-    facts_dropped: bool = False  # summary kept, facts left out to fit
-    score: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.entry_id,
-            "position": self.position,
-            "tokens": self.tokens,
-            "section": self.section,
-            "facts_dropped": self.facts_dropped,
-            "score": round(self.score, 4),
-        }
-
-
-@dataclass(slots=True)
-class Excluded:
-    entry_id: str
-    reason: str  # a code from REASONS
-    detail: str  # human explanation
-    section: str = ""
-    superseded_by: str = ""
-    summary: str = field(default="", repr=False)  # for readable explanations
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.entry_id, "reason": self.reason, "detail": self.detail}
-        if self.section:
-            out["section"] = self.section
-        if self.superseded_by:
-            out["superseded_by"] = self.superseded_by
-        return out
-
-
-@dataclass
-class Assembly:
-    text: str
-    tokens: int  # size of `text` in `unit`, counted by `counter`
-    budget: int
-    unit: str
-    counter: str
-    purpose: str
-    format: str
-    query: str | None
-    included: list[Included] = field(default_factory=list)
-    # Entries left out; budget exclusions (often thousands) are materialised on first
-    # access of `excluded`, so a hook that only prints the text does not pay for them.
-    excluded_early: list[Excluded] = field(default_factory=list, repr=False)
-    # (entry, section, reason, detail) for irrelevant and budget exclusions, in order.
-    pending: list[tuple[Entry, str, str, str]] = field(default_factory=list, repr=False)
-    sections: list[str] = field(default_factory=list)  # the purpose's order
-    needed_sections: list[str] = field(default_factory=list)  # from analyze_query
-    relevance: str = ""  # which scorer ranked by relevance ("lexical", "search-hybrid", ...)
-    timing_ms: dict[str, float] = field(default_factory=dict)
-    chosen: list[tuple[Entry, str, bool]] = field(default_factory=list, repr=False)
-
-    @property
-    def excluded(self) -> list[Excluded]:
-        """Every entry left out, with its reason (status/scope/... first, then budget)."""
-        if self.pending:
-            self.excluded_early.extend(
-                Excluded(entry.id, reason, detail, section, "", entry.summary)
-                for entry, section, reason, detail in self.pending
-            )
-            self.pending = []
-        return self.excluded_early
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "tokens": self.tokens,
-            "budget": self.budget,
-            "unit": self.unit,
-            "counter": self.counter,
-            "purpose": self.purpose,
-            "format": self.format,
-            "query": self.query,
-            "sections": self.sections,
-            "needed_sections": self.needed_sections,
-            "relevance": self.relevance,
-            "included": [i.to_json() for i in self.included],
-            "excluded": [e.to_json() for e in self.excluded],
-            "timing_ms": {k: round(v, 3) for k, v in self.timing_ms.items()},
-        }
-
-    def memory_md(self) -> str:
-        """The included entries as MEMORY.md (same entries, same order)."""
-        grouped: list[tuple[str, list[Entry]]] = []
-        for entry, section, _ in self.chosen:
-            if not grouped or grouped[-1][0] != section:
-                grouped.append((section, []))
-            grouped[-1][1].append(entry)
-        return memory_md_text(grouped)
-
-    def explain(self) -> str:
-        """Readable list of every entry left out and why, grouped by reason."""
-        if not self.excluded:
-            return "Nothing was left out."
-        lines = [f"Left out: {len(self.excluded)} entries"]
-        by_reason: dict[str, list[Excluded]] = {}
-        for item in self.excluded:
-            by_reason.setdefault(item.reason, []).append(item)
-        for reason in REASONS:
-            items = by_reason.get(reason, [])
-            if not items:
-                continue
-            lines.append("")
-            lines.append(f"{reason} ({len(items)}): {REASONS[reason]}")
-            for item in items:
-                gist = _gist(item.summary)
-                lines.append(f"  - {item.entry_id}: {item.detail}" + (f" | {gist}" if gist else ""))
-        return "\n".join(lines)
-
-
-def _gist(text: str, width: int = 60) -> str:
-    """First `width` characters of a summary, on one line (whole characters only)."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def _gate(
@@ -248,11 +124,16 @@ def _gate(
     return None
 
 
+# (entry, its kind-based section, query-independent score, what its text is)
+Screened = tuple[Entry, str, float, str]
+
+
 @dataclass
 class _Prepared:
     excluded: list[Excluded]
-    eligible: list[tuple[Entry, str, float]]
-    ranked: list[tuple[float, Entry, str, float]] | None = None  # no-query order
+    eligible: list[Screened]
+    ranked: list[Item] | None = None  # no-query order
+    subjects: dict[str, Item] | None = None  # no-query subject lines
     lexical: LexicalIndex | None = None  # built on the first query
 
 
@@ -268,15 +149,16 @@ def _screen(
     half_life_days: float,
     rank_of_section: dict[str, int],
     purpose: str,
-) -> tuple[list[Excluded], list[tuple[Entry, str, float]]]:
+) -> tuple[list[Excluded], list[Screened]]:
     """Stage 1, independent of query and budget: who may be injected at all, and the
     query-independent part of each score. Memoised per store version by `assemble`."""
     now_ts = dt.datetime.combine(today, dt.time(12), tzinfo=dt.UTC).timestamp()
     per_second = 1.0 / (half_life_days * 86400.0)
     # 1. scope and status rules; sections the purpose does not have; the part of the
-    # score that does not depend on a query (time decay x status weight).
+    # score that does not depend on a query (time decay x status weight x what the
+    # text is).
     excluded: list[Excluded] = []
-    eligible: list[tuple[Entry, str, float]] = []
+    eligible: list[Screened] = []
     for entry in entries:
         # Fast path for the common case (a plain confirmed entry in scope); the rest go
         # through _gate, which says why.
@@ -307,10 +189,20 @@ def _screen(
         ts = entry.updated.timestamp()
         if entry.last_access is not None:
             ts = max(ts, entry.last_access.timestamp())
-        # score factors: 2^(-age / half-life) x status weight x confidence weight
-        static = exp2(min(0.0, ts - now_ts) * per_second) * _WEIGHT[entry.status, entry.confidence]
-        eligible.append((entry, section, static))
+        # score factors: 2^(-age / half-life) x status weight x confidence weight x text
+        weight = weigh(entry)
+        static = (
+            exp2(min(0.0, ts - now_ts) * per_second)
+            * _WEIGHT[entry.status, entry.confidence]
+            * weight.factor
+        )
+        eligible.append((entry, section, static, weight.label))
     return excluded, eligible
+
+
+def _purpose_factor(rank: int, n_sections: int) -> float:
+    """Earlier sections of the purpose weigh more: 1.0 for the first, down to 0.5."""
+    return 1.0 - 0.5 * rank / max(1, n_sections)
 
 
 def assemble(
@@ -328,12 +220,15 @@ def assemble(
     format: str | None = None,
     counter: TokenCounter | None = None,
     store_version: Hashable | None = None,
+    metadata: bool | None = None,
 ) -> Assembly:
     """Assemble the memory block. Unset options come from `settings` ([context] table).
 
-    `store_version` (e.g. `Store.version`): when given, the query- and budget-independent
-    screening of `entries` is memoised under it, so a new query, budget or format on an
-    unchanged store does not walk every entry again. It must change when entries do.
+    `metadata`: write each entry's kind, scope, source and time into the block (off by
+    default: `context.metadata`). `store_version` (e.g. `Store.version`): when given,
+    the query- and budget-independent screening of `entries` is memoised under it, so a
+    new query, budget or format on an unchanged store does not walk every entry again.
+    It must change when entries do.
     """
     t0 = time.perf_counter()
     cs = context_settings(settings)
@@ -342,6 +237,7 @@ def assemble(
     unit = unit or cs.unit
     fmt = format or cs.format
     include_candidates = cs.include_candidates if include_candidates is None else include_candidates
+    metadata = cs.metadata if metadata is None else metadata
     if unit not in UNITS:
         raise ValueError(f"unknown unit {unit!r}; allowed: {', '.join(UNITS)}")
     if fmt not in FORMATS:
@@ -350,6 +246,7 @@ def assemble(
         raise ValueError(f"budget must be >= 0, got {budget}")
     order = cs.sections_for(purpose)
     rank_of_section = {s: i for i, s in enumerate(order)}
+    n_sections = len(order)
     t_counter = time.perf_counter()
     counter = counter or get_counter(unit, cs.tokenizer)  # loads a vocabulary once per process
     loading = time.perf_counter() - t_counter
@@ -359,7 +256,7 @@ def assemble(
     scope_set = set(scopes) if scopes else None
     query = query.strip() if query and query.strip() else None
 
-    # 1. scope and status rules, sections of the purpose, decay x status weight.
+    # 1. scope and status rules, sections of the purpose, decay x status x text weight.
     screen_args = (
         scope_set,
         include_candidates,
@@ -391,79 +288,96 @@ def assemble(
     # 2. relevance: search score, or the section is one the query asks for.
     requirement: ContextRequirement | None = None
     relevance: dict[str, float] = {}
-    irrelevant: list[tuple[Entry, str, str, str]] = []
+    irrelevant: dict[str, tuple[Entry, str, str, str]] = {}
     if query is not None:
         requirement = analyze_query(query)
         if search is not None:
-            raw = search(query, [e for e, _, _ in eligible])
+            raw = search(query, [e for e, *_ in eligible])
         elif store_version is None:
-            raw = lexical_scores(query, (e for e, _, _ in eligible))
+            raw = lexical_scores(query, (e for e, *_ in eligible))
         else:
             if prepared.lexical is None:
-                prepared.lexical = LexicalIndex(e for e, _, _ in eligible)
+                prepared.lexical = LexicalIndex(e for e, *_ in eligible)
             raw = prepared.lexical.scores(query)
         top = max((s for s in raw.values() if s > 0), default=0.0)
         relevance = {k: v / top for k, v in raw.items() if v > 0} if top else {}
-        kept: list[tuple[Entry, str, float]] = []
-        needs = requirement.sections
-        for item in eligible:
-            if item[1] in needs or item[0].id in relevance:
-                kept.append(item)
-            else:
-                irrelevant.append((item[0], item[1], "irrelevant", REASONS["irrelevant"]))
-        eligible = kept
     t_relevance = time.perf_counter()
 
-    # 3. rank, with one float sort key per entry. No query: the purpose's section order
-    # decides what gets in first (key = section rank, then score in (0, 1]). A query: the
-    # most relevant get in first (earlier sections weigh a bit more). The output is
-    # grouped in the purpose's order either way.
-    ranked: list[tuple[float, Entry, str, float]]
+    # 3. rank: one float per entry (static score x the purpose's weight for its
+    # section, times relevance when there is a query); ties keep file order.
+    ranked: list[Item]
     if requirement is None:
         if prepared.ranked is None:
-            prepared.ranked = sorted(
-                ((rank_of_section[s] * 2.0 - sc, e, s, sc) for e, s, sc in eligible),
-                key=itemgetter(0),
+            prepared.ranked = _rank(
+                (_item(e, s, sc, label, rank_of_section) for e, s, sc, label in eligible),
+                n_sections,
+                rank_of_section,
             )
         ranked = prepared.ranked
+        if prepared.subjects is None:
+            prepared.subjects = subject_lines(i for i in ranked if i.entry.section)
+        subject_of = prepared.subjects
     else:
-        n_sections = max(1, len(order))
-        ranked = []
-        for entry, section, static in eligible:
-            base = relevance.get(entry.id, 0.0) + (0.25 if requirement.needs(section) else 0.0)
-            score = base * static
-            ranked.append(
-                (
-                    -score * (1.0 - 0.5 * rank_of_section[section] / n_sections),
-                    entry,
-                    section,
-                    score,
-                )
-            )
-    ranked.sort(key=itemgetter(0))  # stable: ties keep the caller's order
+        sectioned: list[Item] = []
+        relevant: list[Item] = []
+        needs = requirement.sections
+        for entry, section, static, label in eligible:
+            base = relevance.get(entry.id, 0.0) + (0.25 if section in needs else 0.0)
+            if base > 0 or entry.section:  # an Item only where one is needed
+                item = _item(entry, section, base * static, label, rank_of_section)
+                if entry.section:
+                    sectioned.append(item)
+                if base > 0:
+                    relevant.append(item)
+            if base <= 0:
+                irrelevant[entry.id] = (entry, section, "irrelevant", REASONS["irrelevant"])
+        ranked = _rank(relevant, n_sections, rank_of_section)
+        subject_of = subject_lines(sectioned)
     t_rank = time.perf_counter()
 
-    # 4. fill the budget entry by entry, then lay the chosen out in section order.
-    chosen, costs, over = _fill(ranked, fmt, purpose, budget, counter)
-    score_of = {
-        entry.id: score
-        for _, entry, _, score in ranked[: len(costs) + len(over)]
-        if entry.id in costs
-    }
-    chosen.sort(key=lambda c: (rank_of_section[c[1]], -score_of[c[0].id]))
-    text, used = _render_within(chosen, fmt, purpose, budget, counter, costs, over)
+    # 4. fill the budget (each item with its headings and subject line), then lay the
+    # chosen out under their headings and re-count the whole text.
+    layout = Layout(fmt, purpose, metadata)
+    filler = fill(ranked, subject_of, layout, budget, counter)
+    shown, text, used = render_within(filler, budget, counter)
+    filled = filler.out
     t_fill = time.perf_counter()
 
+    position_in_rank: dict[str, int] = {}
+    shown_ids = {item.entry.id for item in shown}
+    for n, item in enumerate(ranked, start=1):
+        if len(position_in_rank) == len(shown_ids):
+            break  # what is shown is near the top of the ranking
+        if item.entry.id in shown_ids:
+            position_in_rank[item.entry.id] = n
     included = [
-        Included(entry.id, pos, costs[entry.id], section, not with_facts, score_of[entry.id])
-        for pos, (entry, section, with_facts) in enumerate(chosen, start=1)
+        Included(
+            item.entry.id,
+            pos,
+            filled.costs[item.entry.id],
+            item.bucket,
+            filled.facts_kept[item.entry.id] < len(item.entry.facts),
+            item.score,
+            list(item.path),
+            _why_in(item, filled, position_in_rank, len(ranked), relevance, requirement, purpose),
+            describe(item.entry, fmt),
+            facts_kept=filled.facts_kept[item.entry.id],
+        )
+        for pos, item in enumerate(shown, start=1)
     ]
-    pending = irrelevant
-    pending.extend(
-        (entry, section, "budget", over.get(entry.id, EXHAUSTED))
-        for _, entry, section, _ in ranked
-        if entry.id not in costs
-    )
+    for lead_id in filled.pulled:
+        irrelevant.pop(lead_id, None)
+    pending = list(irrelevant.values())
+
+    def left_out() -> list[tuple[Entry, str, str, str]]:
+        """Budget exclusions, built only when someone reads `Assembly.excluded`."""
+        over, costs = filled.over, filled.costs
+        return [
+            (item.entry, item.bucket, "budget", over.get(item.entry.id, EXHAUSTED))
+            for item in ranked
+            if item.entry.id not in costs
+        ]
+
     t_done = time.perf_counter()
     return Assembly(
         text=text,
@@ -477,6 +391,7 @@ def assemble(
         included=included,
         excluded_early=excluded,
         pending=pending,
+        pending_later=left_out,
         sections=list(order),
         needed_sections=sorted(requirement.sections) if requirement else [],
         relevance=(getattr(search, "__name__", "custom") if search else "lexical") if query else "",
@@ -489,97 +404,40 @@ def assemble(
             "total": (t_done - t0) * 1000,
             "counter_load": load_ms,
         },
-        chosen=chosen,
+        chosen=[(item.path, item.entry) for item in shown],
+        metadata=metadata,
     )
 
 
-def _fill(
-    ranked: list[tuple[float, Entry, str, float]],
-    fmt: str,
+def _item(
+    entry: Entry, bucket: str, score: float, label: str, rank_of_section: dict[str, int]
+) -> Item:
+    return Item(entry, bucket, order_key(entry, rank_of_section[bucket], score), score, label)
+
+
+def _rank(items: Iterable[Item], n_sections: int, rank_of_section: dict[str, int]) -> list[Item]:
+    """Best first: score x the purpose's weight for the item's section; ties keep the
+    items' block order (file order for memory-file entries)."""
+    factor = {bucket: _purpose_factor(rank, n_sections) for bucket, rank in rank_of_section.items()}
+    return sorted(items, key=lambda i: (-i.score * factor[i.bucket], i.order))
+
+
+def _why_in(
+    item: Item,
+    filled: Filled,
+    position_in_rank: dict[str, int],
+    n_ranked: int,
+    relevance: dict[str, float],
+    requirement: ContextRequirement | None,
     purpose: str,
-    budget: int,
-    counter: TokenCounter,
-) -> tuple[list[tuple[Entry, str, bool]], dict[str, int], dict[str, str]]:
-    """Greedy fill in rank order; returns chosen items, their costs and why others are out."""
-    newline = counter.count("\n")
-    frame = header_lines(fmt, purpose) + footer_lines(fmt)
-    remaining = budget - (counter.count("\n".join(frame)))
-    chosen: list[tuple[Entry, str, bool]] = []
-    costs: dict[str, int] = {}
-    over: dict[str, str] = {}
-    if remaining < 0:
-        for _, entry, _, _ in ranked:
-            over[entry.id] = f"budget {budget} is smaller than the block's frame"
-        return [], costs, over
-    open_sections: set[str] = set()
-    stopped = False
-    for _, entry, section, _ in ranked:
-        entry_id = entry.id
-        if stopped:
-            break
-        heading = (
-            0 if section in open_sections else newline + counter.count(heading_line(section, fmt))
-        )
-        full = heading + newline + counter.count("\n".join(item_lines(entry, fmt)))
-        if full <= remaining:
-            chosen.append((entry, section, True))
-            costs[entry_id] = full
-            remaining -= full
-            open_sections.add(section)
-            continue
-        if entry.facts:
-            short = (
-                heading
-                + newline
-                + counter.count("\n".join(item_lines(entry, fmt, with_facts=False)))
-            )
-            if short <= remaining:
-                chosen.append((entry, section, False))
-                costs[entry_id] = short
-                remaining -= short
-                open_sections.add(section)
-                continue
-        over[entry_id] = f"needs {full} {_unit(counter)}, {remaining} left"
-        if remaining < MIN_REMAINING:
-            stopped = True
-    return chosen, costs, over
-
-
-def _unit(counter: TokenCounter) -> str:
-    return "chars" if counter.name == "chars" else "tokens"
-
-
-def _render(chosen: list[tuple[Entry, str, bool]], fmt: str, purpose: str) -> str:
-    lines = header_lines(fmt, purpose)
-    open_section = ""
-    for entry, section, with_facts in chosen:
-        if section != open_section:
-            lines.append(heading_line(section, fmt))
-            open_section = section
-        lines.extend(item_lines(entry, fmt, with_facts=with_facts))
-    lines.extend(footer_lines(fmt))
-    return "\n".join(lines)
-
-
-def _render_within(
-    chosen: list[tuple[Entry, str, bool]],
-    fmt: str,
-    purpose: str,
-    budget: int,
-    counter: TokenCounter,
-    costs: dict[str, int],
-    over: dict[str, str],
-) -> tuple[str, int]:
-    """Render and re-count the whole text; drop trailing items if a real tokenizer's
-    merges across line breaks made the sum of parts an under-count."""
-    if not chosen:
-        return "", 0
-    while chosen:
-        text = _render(chosen, fmt, purpose)
-        used = counter.count(text)
-        if used <= budget:
-            return text, used
-        entry, _, _ = chosen.pop()
-        costs.pop(entry.id, None)
-        over[entry.id] = f"dropped after re-counting the whole block ({used} > {budget})"
-    return "", 0
+) -> str:
+    entry_id = item.entry.id
+    if entry_id in filled.pulled:
+        return f"subject line of its section, needed by {filled.pulled[entry_id]}"
+    if requirement is None:
+        why = f"ranked {position_in_rank.get(entry_id, 0)} of {n_ranked} for purpose {purpose!r}"
+    elif entry_id in relevance:
+        why = f"relevant to the query ({relevance[entry_id]:.2f})"
+    else:
+        why = f"the query needs {SECTION_TITLES.get(item.bucket, item.bucket)}"
+    return why + (f"; {item.weight_label}" if item.weight_label else "")

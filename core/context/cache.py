@@ -121,6 +121,7 @@ class ContextCache:
             options.get("format") or cs.format,
             tuple(sorted(scopes)) if scopes else (),
             options.get("include_candidates"),
+            options.get("metadata"),
             options.get("today") or dt.date.today(),
             id(options.get("search")) if options.get("search") else None,
             repr(cs),

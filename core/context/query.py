@@ -99,17 +99,23 @@ def terms(text: str) -> set[str]:
 
 
 def lexical_scores(query: str, entries: Iterable[Entry]) -> dict[str, float]:
-    """Share of the query's terms found in each entry (summary, facts, tags): 0..1."""
+    """Share of the query's terms found in each entry (summary, facts, tags, headings):
+    0..1."""
     wanted = terms(query)
     if not wanted:
         return {}
     scores: dict[str, float] = {}
     for entry in entries:
-        have = _entry_terms(entry.summary, tuple(entry.facts), tuple(entry.tags))
+        have = _entry_terms(entry.summary, tuple(entry.facts), _labels(entry))
         hit = len(wanted & have)
         if hit:
             scores[entry.id] = hit / len(wanted)
     return scores
+
+
+def _labels(entry: Entry) -> tuple[str, ...]:
+    """Tags and the headings an entry sits under: a line's subject is part of it."""
+    return (*entry.tags, *entry.section)
 
 
 _TERM_CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...]], frozenset[str]] = {}
@@ -149,7 +155,7 @@ class LexicalIndex:
     def __init__(self, entries: Iterable[Entry]) -> None:
         self.postings: dict[str, list[str]] = {}
         for entry in entries:
-            for term in _entry_terms(entry.summary, tuple(entry.facts), tuple(entry.tags)):
+            for term in _entry_terms(entry.summary, tuple(entry.facts), _labels(entry)):
                 self.postings.setdefault(term, []).append(entry.id)
 
     def scores(self, query: str) -> dict[str, float]:

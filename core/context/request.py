@@ -40,6 +40,7 @@ def assemble_for_store(
     include_candidates: bool | None = None,
     format: str | None = None,
     search: SearchFn | None = None,
+    metadata: bool | None = None,
 ) -> Assembly:
     """Assemble the memory block for `store` as settings and the arguments say.
 
@@ -71,6 +72,7 @@ def assemble_for_store(
             settings=settings,
             search=search if query else None,
             format=format,
+            metadata=metadata,
         )
     except ValueError as exc:
         raise ContextRequestError(str(exc)) from exc

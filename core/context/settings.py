@@ -71,6 +71,9 @@ class ContextSettings:
     # "estimate", "o200k_base", "cl100k_base", or a path to a tokenizer.json.
     tokenizer: str = "auto"
     cache_ttl_seconds: float = 300.0
+    # Write each entry's kind, scope, source and time into the block (costs tokens;
+    # `memdesk context --explain` shows them beside the block instead).
+    metadata: bool = False
     # User-defined purposes (and overrides of the built-in ones): name -> section order.
     purposes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -165,6 +168,8 @@ def parse_context(table: Mapping[str, Any]) -> ContextSettings:
         out.include_candidates = _expect(
             table["include_candidates"], "context.include_candidates", bool, "true or false"
         )
+    if "metadata" in table:
+        out.metadata = _expect(table["metadata"], "context.metadata", bool, "true or false")
     if "tokenizer" in table:
         out.tokenizer = _expect(
             table["tokenizer"],

@@ -27,7 +27,7 @@ from memdesk.core.context.settings import SettingsError
 from memdesk.core.extract.files import file_candidates
 from memdesk.core.extract.flush import WriteResult, select_new
 from memdesk.core.extract.messages import ReadStats, log
-from memdesk.core.extract.readers import detect_format
+from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, is_line_based
 from memdesk.core.extract.settings import ExtractSettings
 from memdesk.core.store import StoreError
 
@@ -190,11 +190,16 @@ def ingest_path(
         states = load_state(store)
         key = _key(store, path)
         stat = path.stat()
-        fmt = detect_format(path)
+        try:
+            fmt = detect_format(path)
+        except UnrecognisedFormat as exc:  # reported; the next change retries
+            result.error = str(exc)
+            return result
+        line_based = is_line_based(fmt)
         previous = states.get(key) or {}
         offset, line = int(previous.get("offset", 0)), int(previous.get("line", 0))
         replaced = previous.get("inode") not in (None, stat.st_ino) or stat.st_size < offset
-        if fmt == "json" or replaced:  # whole-JSON files cannot be resumed mid-way
+        if not line_based or replaced:  # whole-JSON files cannot be resumed mid-way
             offset, line = 0, 0
         if (
             previous
@@ -214,7 +219,7 @@ def ingest_path(
             stats=stats,
             start_offset=offset,
             start_line=line,
-            complete_lines_only=fmt != "json",
+            complete_lines_only=line_based,
             fmt=fmt,
             cwd=os.fspath(store.root),
         )
@@ -238,7 +243,7 @@ def ingest_path(
         result.messages = stats.messages
         result.skipped_lines = stats.skipped
         result.warnings = stats.warnings
-        end = stats.end_offset if fmt != "json" else stat.st_size
+        end = stats.end_offset if line_based else stat.st_size
         result.to_offset = end
         states[key] = {
             "offset": end,

@@ -70,6 +70,7 @@ class Message:
     locator: str = ""
     kind: str = "text"
     origin: str = ""  # one of ORIGINS: who wrote these words
+    record: str = ""  # the source record's type where the format has one (e.g. "attachment")
 
     @property
     def is_person(self) -> bool:
@@ -89,6 +90,8 @@ class Message:
         }
         if self.origin:
             out["origin"] = self.origin
+        if self.record:
+            out["record"] = self.record
         return out
 
     @classmethod

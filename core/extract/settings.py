@@ -13,6 +13,9 @@ threshold = 0.6            # seed 001's write threshold for the heuristic extrac
 [sources]
 transcripts = ["~/.claude/projects/-work-myproj/*.jsonl", "memory/*.md"]   # globs
 inbox = true               # also read files dropped into .memdesk/inbox/
+homes = { codex = "~/.codex" }   # agents' own folders for `memdesk sources` (optional:
+                           # claude, codex, gemini, copilot; default from $HOME and the
+                           # agents' variables CLAUDE_CONFIG_DIR, CODEX_HOME ...)
 ```
 """
 
@@ -21,13 +24,21 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from memdesk.core.context.settings import SettingsError, check_table, register_section
+from memdesk.core.context.settings import (
+    SettingsError,
+    check_table,
+    load_settings,
+    register_section,
+    save_settings,
+)
 
 USES: tuple[str, ...] = ("heuristic", "seed000", "command", "callable")
 _EXTRACTOR_KEYS = ("use", "command", "callable", "timeout", "max_facts_per_flush", "threshold")
-_SOURCES_KEYS = ("transcripts", "inbox")
+_SOURCES_KEYS = ("transcripts", "inbox", "homes")
+_HOME_KEYS = ("claude", "codex", "gemini", "copilot")
 
 
 @dataclass(frozen=True)
@@ -44,6 +55,7 @@ class ExtractorSettings:
 class SourcesSettings:
     transcripts: tuple[str, ...] = ()
     inbox: bool = True
+    homes: Mapping[str, str] = field(default_factory=dict)  # agent -> its own folder
 
 
 @dataclass(frozen=True)
@@ -119,7 +131,25 @@ def parse_sources(value: Any) -> SourcesSettings:
     inbox = table.get("inbox", True)
     if not isinstance(inbox, bool):
         raise SettingsError("sources.inbox", f"must be true or false, got {inbox!r}")
-    return SourcesSettings(tuple(globs), inbox)
+    homes = check_table(table.get("homes", {}), "sources.homes", _HOME_KEYS)
+    if not all(isinstance(v, str) and v for v in homes.values()):
+        raise SettingsError("sources.homes", f"must map agents to folders (text), got {homes!r}")
+    return SourcesSettings(tuple(globs), inbox, dict(homes))
+
+
+def add_transcript_globs(root: Path | str, globs: list[str]) -> list[str]:
+    """Append `globs` to `[sources] transcripts` in the settings file (atomically, keeping
+    every other setting); the ones that were not there yet, in order."""
+    data = dict(load_settings(root).raw)
+    sources = dict(data.get("sources") or {})
+    current = sources.get("transcripts", [])
+    current = [current] if isinstance(current, str) else list(current)
+    new = [g for g in dict.fromkeys(globs) if g not in current]
+    if new:
+        sources["transcripts"] = current + new
+        data["sources"] = sources
+        save_settings(root, data)
+    return new
 
 
 register_section("extractor", parse_extractor)

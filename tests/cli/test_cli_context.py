@@ -111,3 +111,19 @@ def test_lexical_relevance_skips_the_search_index(demo, capsys):
     data = json.loads(out)
     assert code == 0 and data["relevance"] == "lexical"
     assert "MiniJinja" in data["text"]
+
+
+def test_metadata_only_on_request_and_explain_says_why_each_is_in(demo, capsys):
+    _, plain, _ = run(capsys, "--dir", str(demo), "context", "--budget", "800")
+    assert "kind=" not in plain
+    code, out, _ = run(capsys, "--dir", str(demo), "context", "--budget", "800", "--explain")
+    block, _, explanation = out.partition("</agent_memory>")
+    assert code == 0 and "kind=" not in block  # the block itself is what the agent gets
+    assert block + "</agent_memory>\n" == plain
+    assert "Put in:" in explanation and "kind=" in explanation and "ranked 1 of" in explanation
+    _, with_meta, _ = run(capsys, "--dir", str(demo), "context", "--budget", "800", "--metadata")
+    assert "kind=" in with_meta.partition("</agent_memory>")[0]
+    _, out_json, _ = run(capsys, "--dir", str(demo), "context", "--budget", "800", "--json")
+    data = json.loads(out_json)
+    assert data["metadata"] is False
+    assert all({"path", "reason", "facts_kept"} <= set(i) for i in data["included"])

@@ -201,3 +201,17 @@ def test_pending_counts_candidates(store: Store) -> None:
     agent_api.remember(store, "The database is Postgres 16")
     store.approve([first.id], actor="cli")
     assert agent_api.pending(store) == {"pending": 2, "suspicious": 1}
+
+
+def test_managed_files_are_memory_md_and_every_adopted_file(store: Store) -> None:
+    from memdesk.core.memfiles.adopt import adopt
+    from memdesk.core.memory_files import managed_files, read_managed_file
+
+    claude_md = store.root / "CLAUDE.md"
+    claude_md.write_text("# Project\n\n- Use pnpm, never npm\n", "utf-8")
+    adopt(store, claude_md)
+    names = [f.name for f in managed_files(store)]
+    assert names == ["MEMORY.md", "CLAUDE.md"]
+    assert read_managed_file(store, "CLAUDE.md") == "# Project\n\n- Use pnpm, never npm\n"
+    with pytest.raises(KeyError):
+        read_managed_file(store, "../secrets.txt")

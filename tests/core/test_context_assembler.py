@@ -199,12 +199,18 @@ def test_most_relevant_entry_wins_a_tight_budget_even_in_a_later_section():
     assert "r" in [i.entry_id for i in result.included]
 
 
-def test_each_item_keeps_kind_source_scope_and_time():
-    result = assemble(project_memory(), budget=10_000, today=TODAY, counter=EST)
+def test_each_item_keeps_kind_source_scope_and_time_when_metadata_is_on():
+    plain = assemble(project_memory(), budget=10_000, today=TODAY, counter=EST)
+    line = next(line for line in plain.text.splitlines() if "tidepool is a FastAPI" in line)
+    assert line == "- tidepool is a FastAPI backend on Python 3.12"  # off by default
+    result = assemble(project_memory(), budget=10_000, today=TODAY, counter=EST, metadata=True)
     line = next(line for line in result.text.splitlines() if "tidepool is a FastAPI" in line)
     assert "kind=project" in line and "scope=project" in line
     assert "source=README.md" in line and "time=" in line
-    md = assemble(project_memory(), budget=10_000, today=TODAY, counter=EST, format="markdown")
+    md = assemble(
+        project_memory(), budget=10_000, today=TODAY, counter=EST, format="markdown",
+        settings={"context": {"metadata": True}},
+    )  # fmt: skip
     md_line = next(line for line in md.text.splitlines() if "tidepool is a FastAPI" in line)
     assert "project · project · README.md" in md_line
     assert result.text.startswith('<agent_memory purpose="coding">')

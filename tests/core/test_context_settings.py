@@ -108,3 +108,12 @@ def test_relative_tokenizer_path_is_relative_to_the_store_root(tmp_path):
     assert load_settings(tmp_path).context.tokenizer == str(tmp_path / "models/tokenizer.json")
     save_settings(tmp_path, {"context": {"tokenizer": "estimate"}})
     assert load_settings(tmp_path).context.tokenizer == "estimate"
+
+
+def test_metadata_setting_is_true_or_false():
+    from memdesk.core.context.settings import SettingsError, parse_context
+
+    assert parse_context({}).metadata is False
+    assert parse_context({"metadata": True}).metadata is True
+    with pytest.raises(SettingsError, match="context.metadata: must be true or false"):
+        parse_context({"metadata": "yes"})

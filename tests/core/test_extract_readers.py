@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from memdesk.core.extract import readers
+from memdesk.core.extract.formats import jsonstream
 from memdesk.core.extract.messages import ReadStats
 from memdesk.core.extract.readers import detect_format, read_messages
 
@@ -146,7 +146,7 @@ def openai_export() -> list[dict[str, object]]:
 def test_openai_export_follows_the_current_thread(tmp_path: Path) -> None:
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps(openai_export()), "utf-8")
-    assert detect_format(path) == "json"
+    assert detect_format(path) == "chatgpt"  # the ChatGPT export has its own reader
     messages = list(read_messages(path))
     assert [(m.role, m.text) for m in messages] == [
         ("user", "We decided to deploy with musl"),
@@ -159,7 +159,7 @@ def test_openai_export_follows_the_current_thread(tmp_path: Path) -> None:
 def test_json_array_streams_elements_across_small_chunks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(readers, "_CHUNK", 7)  # split elements and UTF-8 sequences
+    monkeypatch.setattr(jsonstream, "CHUNK", 7)  # split elements and UTF-8 sequences
     records = [{"role": "user", "content": f"第{i}条消息：记住 ünïcödé {i}"} for i in range(30)]
     path = tmp_path / "chat.json"
     path.write_text(json.dumps(records, ensure_ascii=False, indent=1), "utf-8")

@@ -105,3 +105,19 @@ async def test_purpose_and_query_recompute(tmp_path: Path) -> None:
         await _settle(pilot)
         assert screen.assembly.query == "pnpm"
         assert any(e.reason == "irrelevant" for e in screen.assembly.excluded)
+
+
+async def test_m_shows_and_hides_each_entrys_metadata(tmp_path: Path) -> None:
+    store = demo_store(tmp_path)
+    app = ScreenApp(store, ContextPreviewScreen)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        assert "kind=" not in screen.assembly.text  # off by default
+        await pilot.press("m")
+        await _settle(pilot)
+        assert screen.assembly.metadata and "kind=" in screen.assembly.text
+        assert "with metadata" in str(screen.query_one("#preview-title", Static).render())
+        await pilot.press("m")
+        await _settle(pilot)
+        assert "kind=" not in screen.assembly.text

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from memdesk.core.context import Assembly, assemble, load_settings
 from memdesk.core.context.query import search_service_scorer
 from memdesk.core.context.settings import BUILTIN_PURPOSES
+from memdesk.core.memfiles.status import load_cut_note
 from memdesk.tui.screens._live import (
     StoreChanged,
     entries_of,
@@ -62,6 +63,7 @@ class PreviewRequest:
     budget: int
     query: str
     include_candidates: bool
+    metadata: bool = False  # each entry's kind, scope, source and time in the block
     generation: int = 0  # bumps on every store change, so equal inputs still recompute
 
 
@@ -75,6 +77,7 @@ class ContextPreviewScreen(Screen[None]):
         Binding("p", "next_purpose", "Purpose", id="preview.next_purpose"),
         Binding("slash", "focus_query", "Query", id="preview.focus_query"),
         Binding("i", "toggle_candidates", "Candidates", id="preview.toggle_candidates"),
+        Binding("m", "toggle_metadata", "Metadata", id="preview.toggle_metadata"),
         Binding("r", "refresh_preview", "Refresh", id="preview.refresh"),
         Binding("escape", "close", "Back", id="preview.back"),
     ]
@@ -89,15 +92,20 @@ class ContextPreviewScreen(Screen[None]):
             purposes = cs.purpose_names()
             default_purpose, default_budget, self.unit = cs.purpose, cs.budget, cs.unit
             include_candidates = cs.include_candidates
+            metadata = cs.metadata
         except Exception as exc:  # bad settings: say so, preview with the defaults
             self.settings_error = str(exc)
             purposes = sorted(BUILTIN_PURPOSES)
             default_purpose, default_budget, self.unit = "coding", 800, "tokens"
             include_candidates = False
+            metadata = False
         self.purposes: list[str] = purposes
-        self.request = PreviewRequest(default_purpose, default_budget, "", include_candidates)
+        self.request = PreviewRequest(
+            default_purpose, default_budget, "", include_candidates, metadata
+        )
         self.assembly: Assembly | None = None
         self.error = ""
+        self.cut_note = ""  # managed files whose agents miss facts past their load limit
         self._timer: Any = None
         self._unsubscribe = lambda: None
 
@@ -173,6 +181,9 @@ class ContextPreviewScreen(Screen[None]):
     def action_toggle_candidates(self) -> None:
         self.query_one("#candidates", Checkbox).toggle()
 
+    def action_toggle_metadata(self) -> None:
+        self._set(metadata=not self.request.metadata)
+
     def action_close(self) -> None:
         focused = self.focused
         if isinstance(focused, Input):  # leave the input first
@@ -239,12 +250,14 @@ class ContextPreviewScreen(Screen[None]):
                 if service is not None:
                     search = search_service_scorer(service)
             entries = entries_of(self.store, self.services)
+            self.cut_note = load_cut_note(self.store, entries)
             assembly = assemble(
                 entries,
                 purpose=request.purpose,
                 budget=request.budget,
                 query=request.query or None,
                 include_candidates=request.include_candidates,
+                metadata=request.metadata,
                 settings=settings,
                 search=search,
                 today=today_of(self.services),
@@ -275,10 +288,12 @@ class ContextPreviewScreen(Screen[None]):
         self.query_one("#excluded-list", Static).update(excluded_content(assembly))
         self.query_one("#excluded-title", Static).update(
             f"Left out ({len(assembly.excluded)}) · included {len(assembly.included)}"
+            + (f"\nload limit · {self.cut_note}" if self.cut_note else "")
         )
         self.query_one("#preview-title", Static).update(
             f"Context preview · {assembly.purpose} · {assembly.format} format"
             + (f" · query ranked by {assembly.relevance}" if assembly.query else "")
+            + (" · with metadata" if assembly.metadata else "")
         )
         self._show_meter()
 

@@ -113,6 +113,9 @@ class QueueScreen(Screen[None]):
             return
         rows = [e for e in self.services.candidates() if e.id not in self.hidden]
         self.flags = flags_by_id(self.services, rows)
+        for entry_id, warning in self.services.load_warnings().items():
+            if entry_id in self.flags:
+                self.flags[entry_id].append(f"load cut: {warning}")
         self.selected &= {e.id for e in rows}
         self._sync_table(table, rows)
         self.rows = rows

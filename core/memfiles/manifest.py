@@ -1,0 +1,130 @@
+"""A managed file's manifest: its blocks in order, under `.memdesk/files/`.
+
+The manifest is what memdesk knows about one adopted memory file: each block's verbatim
+text, and for a fact block the entry it belongs to with the summary and facts that text
+was written for (an entry whose summary or facts differ since was edited: its block is
+written again). `rendered` is the file's text as memdesk last wrote or adopted it, and
+`owners` says which block each of its lines came from, so lines an agent added later
+are found by a line diff and placed where the agent put them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from memdesk.core.atomic import atomic_write_text
+
+FILES_DIR = "files"
+MANIFEST_VERSION = 1
+
+
+@dataclass
+class ManagedBlock:
+    raw: str  # the verbatim text (line endings included); for a held candidate too
+    entry_id: str = ""  # "" for layout (headings, blank lines, front matter ...)
+    summary: str = ""
+    facts: list[str] = field(default_factory=list)
+    section: list[str] = field(default_factory=list)
+    role: str = ""
+
+    @property
+    def is_layout(self) -> bool:
+        return not self.entry_id
+
+
+@dataclass
+class Manifest:
+    path: str  # absolute path of the managed file
+    format: str
+    blocks: list[ManagedBlock] = field(default_factory=list)
+    rendered: str = ""
+    owners: list[int] = field(default_factory=list)  # block index of each rendered line
+    newline: str = "\n"
+    retired: dict[str, int] = field(default_factory=dict)  # retired inode file -> read
+    adopted: str = ""  # when, ISO 8601
+
+    @property
+    def file(self) -> Path:
+        return Path(self.path)
+
+    def copy(self) -> Manifest:
+        """A copy whose blocks a preview render may change freely."""
+        return replace(self, blocks=[replace(b, facts=list(b.facts)) for b in self.blocks])
+
+    def entry_ids(self) -> list[str]:
+        return [b.entry_id for b in self.blocks if b.entry_id]
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        data["version"] = MANIFEST_VERSION
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Manifest:
+        blocks = [ManagedBlock(**b) for b in data.get("blocks", [])]  # type: ignore[union-attr,arg-type]
+        return cls(
+            path=str(data["path"]),
+            format=str(data.get("format", "markdown")),
+            blocks=blocks,
+            rendered=str(data.get("rendered", "")),
+            owners=[int(x) for x in data.get("owners", [])],  # type: ignore[union-attr]
+            newline=str(data.get("newline", "\n")),
+            retired={str(k): int(v) for k, v in dict(data.get("retired", {})).items()},  # type: ignore[call-overload]
+            adopted=str(data.get("adopted", "")),
+        )
+
+
+def files_dir(meta_dir: Path) -> Path:
+    return meta_dir / FILES_DIR
+
+
+def manifest_path(meta_dir: Path, file: Path) -> Path:
+    """`.memdesk/files/<name>-<hash of the absolute path>.json`."""
+    absolute = str(Path(file).absolute())
+    digest = hashlib.sha256(absolute.encode("utf-8")).hexdigest()[:10]
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(file).name)[:60]
+    return files_dir(meta_dir) / f"{name}-{digest}.json"
+
+
+def is_managed(meta_dir: Path, file: Path) -> bool:
+    return manifest_path(meta_dir, file).is_file()
+
+
+def load_manifest(meta_dir: Path, file: Path) -> Manifest | None:
+    return read_manifest(manifest_path(meta_dir, file))
+
+
+def read_manifest(path: Path) -> Manifest | None:
+    try:
+        return Manifest.from_json(json.loads(path.read_text("utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def save_manifest(meta_dir: Path, manifest: Manifest) -> Path:
+    path = manifest_path(meta_dir, manifest.file)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(manifest.to_json(), ensure_ascii=False, indent=1)
+    try:
+        if path.read_text("utf-8") == text:
+            return path  # most syncs change nothing: no write, no fsync
+    except OSError:
+        pass
+    atomic_write_text(path, text)
+    return path
+
+
+def all_manifests(meta_dir: Path) -> list[Manifest]:
+    found: list[Manifest] = []
+    folder = files_dir(meta_dir)
+    if not folder.is_dir():
+        return found
+    for path in sorted(folder.glob("*.json")):
+        manifest = read_manifest(path)
+        if manifest is not None:
+            found.append(manifest)
+    return found

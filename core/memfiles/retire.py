@@ -1,0 +1,77 @@
+"""Late appends to a replaced file: memdesk writes a managed file by rename, so an agent
+that still holds the old file open keeps appending to the old inode. Before each
+rename the old inode is hard-linked under `.memdesk/files/retired/`; what lands there
+later is read on the next sync, and the link goes once nobody holds it open."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+
+from memdesk.core.memfiles.manifest import Manifest, files_dir, manifest_path
+from memdesk.core.memory_md import RETIRED_IDLE_SECONDS, open_inodes
+
+
+def retired_dir(meta_dir: Path) -> Path:
+    return files_dir(meta_dir) / "retired"
+
+
+def retire(meta_dir: Path, manifest: Manifest, read_bytes: int) -> None:
+    """Link the file's current inode; `read_bytes` of it were already read."""
+    path = manifest.file
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    folder = retired_dir(meta_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"{manifest_path(meta_dir, path).stem}.{st.st_ino}"
+    if name in manifest.retired:
+        return
+    with contextlib.suppress(FileExistsError):
+        os.link(path, folder / name)
+    manifest.retired[name] = read_bytes
+
+
+def drain(meta_dir: Path, manifest: Manifest) -> tuple[str, list[str]]:
+    """(text appended to retired inodes since they were read, names now drained).
+    Delete the drained links only after the manifest that forgets them is saved."""
+    texts: list[str] = []
+    drained: list[str] = []
+    if not manifest.retired:
+        return "", drained
+    holders = open_inodes()
+    folder = retired_dir(meta_dir)
+    for name, consumed in list(manifest.retired.items()):
+        path = folder / name
+        try:
+            st = os.stat(path)
+            with open(path, "rb") as handle:
+                handle.seek(consumed)
+                data = handle.read()
+        except OSError:
+            del manifest.retired[name]
+            continue
+        still_open = (
+            (st.st_dev, st.st_ino) in holders
+            if holders is not None
+            else time.time() - st.st_mtime < RETIRED_IDLE_SECONDS
+        )
+        complete = data if not still_open else data[: data.rfind(b"\n") + 1]
+        text = complete.decode("utf-8", "replace")
+        if text and not text.endswith("\n"):
+            text += "\n"
+        texts.append(text)
+        manifest.retired[name] = consumed + len(complete)
+        if not still_open:
+            del manifest.retired[name]
+            drained.append(name)
+    return "".join(texts), drained
+
+
+def forget(meta_dir: Path, names: list[str]) -> None:
+    for name in names:
+        with contextlib.suppress(OSError):
+            (retired_dir(meta_dir) / name).unlink()
