@@ -59,39 +59,34 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_context(args: argparse.Namespace, ctx: CliContext) -> int:
-    from memdesk.core.context import SettingsError, assemble, load_settings
-    from memdesk.core.entry import SCOPES
+    from memdesk.core.context.request import (
+        ContextRequestError,
+        assemble_for_store,
+        hybrid_scorer,
+    )
 
     store = ctx.store()
-    try:
-        settings = load_settings(store.root)
-        if args.purpose and args.purpose not in settings.context.purpose_names():
-            raise UserError(
-                f"unknown purpose {args.purpose!r}; allowed: "
-                f"{', '.join(settings.context.purpose_names())}"
-            )
-    except SettingsError as exc:
-        raise UserError(str(exc)) from exc
     if args.budget is not None and args.budget < 0:
         raise UserError(f"--budget must be >= 0, got {args.budget}")
-    bad = [s for s in args.scopes or [] if s not in SCOPES]
-    if bad:
-        raise UserError(f"unknown scope {bad[0]!r}; allowed: {', '.join(SCOPES)}")
+    search = None
+    if args.query and not args.lexical:
+        search = hybrid_scorer(
+            store, on_warning=lambda text: print(f"memdesk: {text}", file=sys.stderr)
+        )
     try:
-        result = assemble(
-            store.entries(),
+        result = assemble_for_store(
+            store,
             purpose=args.purpose,
             query=args.query,
             budget=args.budget,
             unit=args.unit,
             scopes=args.scopes,
             include_candidates=args.candidates,
-            settings=settings,
-            search=None if args.lexical else _search_for(store, args.query),
             format=args.format,
+            search=search,
             metadata=args.metadata,
         )
-    except ValueError as exc:
+    except ContextRequestError as exc:
         raise UserError(str(exc)) from exc
     if args.json:
         ctx.print_json(result.to_json())
@@ -106,22 +101,3 @@ def run_context(args: argparse.Namespace, ctx: CliContext) -> int:
         sys.stdout.write(result.explain_included() + "\n\n")
         sys.stdout.write(result.explain() + "\n")
     return 0
-
-
-def _search_for(store, query: str | None):  # -> SearchFn | None
-    """Hybrid search (memdesk.core.search) when there is a query and it can open; the
-    assembler's built-in lexical score otherwise."""
-    if not query:
-        return None
-    try:
-        from memdesk.core.search import SearchService
-    except ImportError:
-        return None
-    from memdesk.core.context.query import search_service_scorer
-
-    try:
-        service = SearchService.for_store(store)
-    except Exception as exc:  # a broken index must not stop context printing
-        print(f"memdesk: search unavailable ({exc}); using lexical relevance", file=sys.stderr)
-        return None
-    return search_service_scorer(service)

@@ -11,6 +11,7 @@ from typing import Any
 
 from memdesk.cli.context import CliContext, UserError
 from memdesk.core.entry import CONFIDENCES, KINDS, SCOPES, STATUSES, Entry, EntryError, Source
+from memdesk.core.entry_view import describe
 from memdesk.core.importing import export_entries, looks_like_markdown, read_import_file
 from memdesk.core.merge import MergeConflict
 from memdesk.core.store import GuardRefused, Store, StoreError
@@ -193,19 +194,10 @@ def run_list(args: argparse.Namespace, ctx: CliContext) -> int:
 def run_show(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.store()
     entry = store.get(store.resolve_id(args.id))
-    history = [
-        {
-            "time": r.time,
-            "actor": r.actor,
-            "op": r.op,
-            "version_before": r.version_before,
-            "version_after": r.version_after,
-            "changes": r.changes,
-        }
-        for r in store.history(entry.id)
-    ]
+    described = describe(store, entry)
+    history = described["history"]
     if args.json:
-        ctx.print_json({**entry.to_json(), "history": history})
+        ctx.print_json(described)
         return 0
     data = entry.to_json()
     for key, value in data.items():

@@ -32,6 +32,7 @@ COMMAND_ORDER: tuple[str, ...] = (
     "sources",
     "search",
     "context",
+    "mcp",
     "consolidate",
     "stats",
     "git",

@@ -1,0 +1,103 @@
+"""One context request against a store: the call behind `memdesk context` and the MCP
+`context` tool, so both give the same block and counts for the same arguments.
+
+Validates what a caller may get wrong (an unknown purpose or scope, a negative budget)
+with one readable message, reads the store's settings, and ranks a query with hybrid
+search when the index can open (the assembler's lexical score otherwise).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Protocol
+
+from memdesk.core.context.assembler import Assembly, SearchFn, assemble
+from memdesk.core.context.settings import SettingsError, load_settings
+from memdesk.core.entry import SCOPES, Entry
+
+
+class ContextRequestError(ValueError):
+    """A request that cannot be assembled; the message says why, for a person or agent."""
+
+
+class StoreLike(Protocol):
+    """What a context request reads from the store."""
+
+    root: Path
+
+    def entries(self) -> list[Entry]: ...
+
+
+def assemble_for_store(
+    store: StoreLike,
+    *,
+    purpose: str | None = None,
+    query: str | None = None,
+    budget: int | None = None,
+    unit: str | None = None,
+    scopes: Iterable[str] | None = None,
+    include_candidates: bool | None = None,
+    format: str | None = None,
+    search: SearchFn | None = None,
+    metadata: bool | None = None,
+) -> Assembly:
+    """Assemble the memory block for `store` as settings and the arguments say.
+
+    `search` ranks a query (see `hybrid_scorer`); None means lexical relevance.
+    Raises ContextRequestError for bad arguments or settings."""
+    try:
+        settings = load_settings(store.root)
+    except SettingsError as exc:
+        raise ContextRequestError(str(exc)) from exc
+    if purpose and purpose not in settings.context.purpose_names():
+        raise ContextRequestError(
+            f"unknown purpose {purpose!r}; allowed: {', '.join(settings.context.purpose_names())}"
+        )
+    if budget is not None and budget < 0:
+        raise ContextRequestError(f"budget must be >= 0, got {budget}")
+    scope_list = list(scopes) if scopes is not None else None
+    bad = [s for s in scope_list or [] if s not in SCOPES]
+    if bad:
+        raise ContextRequestError(f"unknown scope {bad[0]!r}; allowed: {', '.join(SCOPES)}")
+    try:
+        return assemble(
+            store.entries(),
+            purpose=purpose,
+            query=query,
+            budget=budget,
+            unit=unit,
+            scopes=scope_list,
+            include_candidates=include_candidates,
+            settings=settings,
+            search=search if query else None,
+            format=format,
+            metadata=metadata,
+        )
+    except ValueError as exc:
+        raise ContextRequestError(str(exc)) from exc
+
+
+def hybrid_scorer(
+    store: object,
+    *,
+    service: object | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> SearchFn | None:
+    """Hybrid search (memdesk.core.search) as the assembler's relevance, on `service` or
+    a service opened on the store; None when search cannot open (a broken index must not
+    stop context assembly: `on_warning` hears why)."""
+    from memdesk.core.context.query import search_service_scorer
+
+    if service is None:
+        try:
+            from memdesk.core.search import SearchService
+        except ImportError:
+            return None
+        try:
+            service = SearchService.for_store(store)
+        except Exception as exc:  # any failure to open falls back to lexical relevance
+            if on_warning is not None:
+                on_warning(f"search unavailable ({exc}); using lexical relevance")
+            return None
+    return search_service_scorer(service)
