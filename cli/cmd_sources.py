@@ -31,6 +31,7 @@ def run_sources(args: argparse.Namespace, ctx: CliContext) -> int:
     from memdesk.core.extract.agent_sources import AgentHomes, find_agent_sources
     from memdesk.core.extract.settings import ExtractSettings, add_transcript_globs
     from memdesk.core.store import StoreError
+    from memdesk.core.trust import allow_also, glob_leaves, transcripts_request
 
     store = ctx.store() if args.add else None
     root = store.root if store is not None else ctx.dir
@@ -46,6 +47,11 @@ def run_sources(args: argparse.Namespace, ctx: CliContext) -> int:
             added = add_transcript_globs(root, [g for s in found for g in s.globs])
         except (SettingsError, OSError) as exc:
             raise UserError(f"settings not changed: {exc}") from exc
+        # The person added these on this machine: their sessions outside the working
+        # directory may be read (a repository's own settings still need `memdesk trust`).
+        outside = [g for g in added if glob_leaves(g, root)]
+        if outside:
+            allow_also(root, [transcripts_request(g) for g in outside])
     if args.json:
         records: list[dict[str, Any]] = [s.to_json() for s in found]
         if args.add:

@@ -181,6 +181,21 @@ def allow(root: Path | str, wanted: list[Request]) -> TrustRecord:
     return record
 
 
+def allow_also(root: Path | str, wanted: list[Request]) -> TrustRecord:
+    """Add `wanted` to what is allowed for this working directory (for settings the
+    person writes through memdesk on this machine, e.g. `memdesk sources --add`)."""
+    key = real_dir(root)
+    records = load_records()
+    record = next((r for r in records if r.dir == key), None) or TrustRecord(key)
+    for request in wanted:
+        if request.fingerprint not in record.allowed:
+            record.allowed.append(request.fingerprint)
+            record.what.append(str(request))
+    record.time = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    _save([*(r for r in records if r.dir != key), record])
+    return record
+
+
 def revoke(root: Path | str) -> bool:
     """Forget what was allowed for this working directory; False when nothing was."""
     key = real_dir(root)

@@ -14,12 +14,14 @@ from memdesk.core.extract.settings import ExtractSettings
 from memdesk.core.store import Store
 from memdesk.core.trust import (
     allow,
+    allow_also,
     glob_leaves,
     is_allowed,
     load_records,
     record_for,
     requests,
     revoke,
+    transcripts_request,
 )
 
 # A command that leaves a mark when it runs, and answers one candidate.
@@ -129,3 +131,13 @@ def test_outside_transcripts_are_read_only_when_allowed(tmp_path: Path) -> None:
 def test_a_settings_file_without_commands_asks_for_nothing(tmp_path: Path) -> None:
     store = project(tmp_path, '[sources]\ntranscripts = ["transcripts/*.jsonl"]\n')
     assert requests(store.settings, store.root) == []
+
+
+def test_allow_also_adds_to_what_was_allowed_and_nothing_more(tmp_path: Path) -> None:
+    first, second = transcripts_request("~/a/*.jsonl"), transcripts_request("~/b/*.jsonl")
+    allow(tmp_path, [first])
+    allow_also(tmp_path, [second])
+    allow_also(tmp_path, [second])  # once is enough
+    assert is_allowed(tmp_path, first) and is_allowed(tmp_path, second)
+    assert not is_allowed(tmp_path, transcripts_request("~/.aws/*"))
+    assert len(record_for(tmp_path).allowed) == 2
