@@ -47,7 +47,7 @@ def as_written(stems: list[str], text: str) -> list[str]:
     return [surface.get(stem, stem) for stem in stems]
 
 
-_WORD = re.compile(r"[^\W_][\w.+#/-]*")
+_WORD = re.compile(r"[^\W_](?:[\w+#/-]|\.(?=\w))*")
 
 
 def identifiers(text: str) -> frozenset[str]:
