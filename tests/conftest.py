@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import run_cli
 from memdesk.core.demo import copy_demo_project
 from memdesk.core.store import Store
 
@@ -32,21 +31,6 @@ def store(tmp_path: Path) -> Store:
 def demo_dir(tmp_path: Path) -> Path:
     # As `memdesk demo` copies it: dates moved to today, so ages stay what the demo means.
     return copy_demo_project(tmp_path / "demo", today=dt.date.today())
-
-
-def run_cli(
-    *args: str, cwd: Path | None = None, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run `memdesk ARGS` as a user would (a real process)."""
-    return subprocess.run(
-        [sys.executable, "-m", "memdesk.cli", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
-    )
 
 
 @pytest.fixture

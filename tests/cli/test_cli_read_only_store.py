@@ -19,7 +19,7 @@ WRITING = [["add", "Deploys go through make release"], ["approve", "ID"], ["rend
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    from conftest import run_cli
+    from cli_process import run_cli
 
     root = tmp_path_factory.mktemp("ro") / "project"
     root.mkdir()
