@@ -49,6 +49,9 @@ def then_press(*keys: str):  # type: ignore[no-untyped-def]
     async def run(pilot) -> None:  # type: ignore[no-untyped-def]
         await ready(pilot)
         await pilot.press(*keys)
+        # A key that pushes a screen (the edit form) shows it before its compose has
+        # run on a loaded machine: wait until what is shown is mounted.
+        await wait_for(pilot, lambda: True)
         await settle(pilot)
 
     return run
