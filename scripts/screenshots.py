@@ -101,7 +101,7 @@ def shots() -> list[tuple[str, Callable]]:
         ("palette", palette),
         ("consolidation", consolidation),
     ]
-    for mode, key in (("conflicts", "c"), ("context", "p"), ("stats", "s")):
+    for mode, key in (("conflicts", "c"), ("context", "p"), ("stats", "s"), ("memory-files", "f")):
 
         async def lazy(pilot, key: str = key) -> None:  # type: ignore[no-untyped-def]
             await pilot.press(key)
