@@ -299,8 +299,10 @@ def extract_candidates(
     opts = opts or {}
     threshold = float(opts.get("threshold", THRESHOLD))
     found, origin = scored_sentences(messages, threshold, pick_scorer(opts))
+    limit = opts.get("max_candidates")
+    kept = collapse(found)
     out: list[Entry] = []
-    for item in collapse(found):
+    for item in kept[: int(limit)] if limit is not None else kept:
         message = origin[item.message_index]
         role = item.role
         signal_role = "assistant" if role == "assistant" else "user"
@@ -326,8 +328,7 @@ def extract_candidates(
                 ),
             )
         )
-    limit = opts.get("max_candidates")
-    return out[: int(limit)] if limit is not None else out
+    return out
 
 
 def is_explicit(text: str) -> bool:
