@@ -47,6 +47,20 @@ _IDENTIFIER = re.compile(
 )
 # Chinese text naming a Latin term (gwadmin, Parquet) is as concrete as it gets.
 _CJK_WITH_LATIN = re.compile(r"[\u3400-\u9fff].*[A-Za-z]{2,}|[A-Za-z]{2,}.*[\u3400-\u9fff]")
+# Cheap necessary conditions for the pattern above, whose `.*` backtracks over the whole
+# line at every Latin letter: it can only match when both a CJK character and two Latin
+# letters in a row are present, and then always does unless a line break separates them.
+_ANY_CJK = re.compile(r"[\u3400-\u9fff]")
+_LATIN_PAIR = re.compile(r"[A-Za-z]{2}")
+
+
+def mixes_cjk_and_latin(text: str) -> bool:
+    """A CJK word and a Latin word in one line (as _CJK_WITH_LATIN, without its cost)."""
+    if text.isascii() or not _ANY_CJK.search(text) or not _LATIN_PAIR.search(text):
+        return False
+    return "\n" not in text or _CJK_WITH_LATIN.search(text) is not None
+
+
 DIRECTIVE = re.compile(
     r"\b(?:use[sd]?|using|instead of|rather than|prefer(?:s|red)?|should(?:n['’]t)?|must|"
     r"always|never|only|avoid|do not|don['’]t|required?|requires|default(?:s)?|keep|stays?|"
@@ -91,7 +105,7 @@ def identifier_tokens(text: str) -> set[str]:
 
 def identifiers(text: str) -> int:
     found = len(_names(text))
-    if not found and _CJK_WITH_LATIN.search(text):
+    if not found and mixes_cjk_and_latin(text):
         found = 1
     return found
 
