@@ -92,6 +92,7 @@ def features(text: str, role: str, block: str = "text", repeated: float = 0.0) -
     lowered = text.lower()
     found = sig.signals_of(text, "user")
     count = scoring.identifiers(text)
+    cues = scoring.shape(text)
     words = len(text.split()) + len(_CJK.findall(text)) // 2
     values: dict[str, float] = {
         "bias": 1.0,
@@ -103,11 +104,11 @@ def features(text: str, role: str, block: str = "text", repeated: float = 0.0) -
         "block_group": float(block == "group"),
         "identifiers": min(count, 4) / 4,
         "cjk": float(bool(_CJK.search(text))),
-        "directive": float(bool(scoring.DIRECTIVE.search(text))),
-        "reason": float(bool(scoring.REASON.search(text))),
-        "to_person": float(bool(scoring.TO_PERSON.search(text))),
-        "report": float(bool(scoring.REPORT.search(text))),
-        "step_label": float(bool(scoring.STEP_LABEL.search(text))),
+        "directive": float(cues.directive),
+        "reason": float(cues.reason),
+        "to_person": float(cues.to_person),
+        "report": float(cues.report),
+        "step_label": float(cues.step_label),
         "request": float(sig.cue("request", sig.REQUEST, text, lowered)),
         "one_off": float(sig.cue("one_off", sig.ONE_OFF, text, lowered)),
         "hedge": float(sig.cue("hedge", sig.HEDGE, text, lowered)),

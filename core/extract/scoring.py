@@ -23,6 +23,7 @@ The values are the seed-001 scale, so `[extractor] threshold` (0.6) keeps its me
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from memdesk.core.extract import signals as sig
@@ -110,6 +111,29 @@ def identifiers(text: str) -> int:
     return found
 
 
+@dataclass(frozen=True)
+class Shape:
+    """The directive / reason / to-the-person / report / step-label cues of a sentence."""
+
+    directive: bool
+    reason: bool
+    to_person: bool
+    report: bool
+    step_label: bool
+
+
+@lru_cache(maxsize=4096)
+def shape(text: str) -> Shape:
+    """Cached: the hand rules and the model's features both ask for these cues."""
+    return Shape(
+        directive=DIRECTIVE.search(text) is not None,
+        reason=REASON.search(text) is not None,
+        to_person=TO_PERSON.search(text) is not None,
+        report=REPORT.search(text) is not None,
+        step_label=STEP_LABEL.search(text) is not None,
+    )
+
+
 def penalties(text: str, lowered: str) -> float:
     minus = 0.0
     if sig.cue("one_off", sig.ONE_OFF, text, lowered):
@@ -138,7 +162,7 @@ def person_score(text: str, role: str) -> float:
         concrete
         and found
         and max(found, key=found.__getitem__) != "stated"
-        and DIRECTIVE.search(text)
+        and shape(text).directive
     ):
         best += 0.1
     if sig.cue("request", sig.REQUEST, text, lowered):
@@ -152,16 +176,17 @@ def assistant_score(text: str) -> float:
     if not concrete:
         return 0.0
     value = 0.45 + (0.05 if concrete > 1 else 0.0)
-    if DIRECTIVE.search(text):
+    cues = shape(text)
+    if cues.directive:
         value += 0.2
-    if REASON.search(text):
+    if cues.reason:
         value += 0.1
     if "lesson" in sig.signals_of(text, "assistant"):
         value += 0.25  # root cause and fix: what the person rarely restates
-    if TO_PERSON.search(text):
+    if cues.to_person:
         value -= 0.3
-    if REPORT.search(text):
+    if cues.report:
         value -= 0.3
-    if STEP_LABEL.search(text):
+    if cues.step_label:
         value -= 0.2
     return value - penalties(text, text.lower())
