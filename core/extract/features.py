@@ -24,6 +24,17 @@ _KINDS: dict[str, re.Pattern[str]] = {
     "id_flag": re.compile(r"(?<!\w)--?[a-z][\w-]+"),
     "id_url": re.compile(r"\b[a-z][a-z0-9+.-]*://\S+"),
 }
+# A character each kind's pattern cannot match without: most sentences name no path,
+# flag or URL, and a substring test is far cheaper than a failed search.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "id_path": ("/",),
+    "id_file": (".",),
+    "id_version": (".",),
+    "id_snake": ("_",),
+    "id_code": ("`",),
+    "id_flag": ("-",),
+    "id_url": ("://",),
+}
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _BOLD_LABEL = re.compile(r"^\*\*[^*]{1,60}\*\*")
 _FIRST_PERSON = re.compile(r"^(?:i|we|my|our)\b|^我", re.IGNORECASE)
@@ -118,12 +129,16 @@ def features(text: str, role: str, block: str = "text", repeated: float = 0.0) -
         "negation": float(bool(_NEGATION.search(text))),
         "emphasis": float(bool(_EMPHASIS.search(text))),
         "numbers": min(len(_DIGITS.findall(text)), 4) / 4,
-        "arrow": float(bool(_ARROW.search(text))),
+        "arrow": float(("→" in text or ">" in text) and bool(_ARROW.search(text))),
         "words": min(words, 60) / 60,
         "repeated": repeated,
     }
     for name, pattern in _KINDS.items():
-        values[name] = float(bool(pattern.search(text)))
+        needs = _NEEDS.get(name)
+        if needs is not None and not any(needle in text for needle in needs):
+            values[name] = 0.0
+        else:
+            values[name] = float(bool(pattern.search(text)))
     for name in _SIGNALS:
         values[f"sig_{name}"] = float(name in found)
     return [values[name] for name in FEATURES]
