@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
+from operator import add
 
 NEAR = 0.8
 MIN_QUOTED_CHARS = 12  # "use pnpm" inside a longer sentence is not a copy of it
@@ -26,7 +28,15 @@ def normalise(text: str) -> str:
 def bigrams(text: str) -> frozenset[str]:
     if len(text) < 2:
         return frozenset([text])
-    return frozenset(text[i : i + 2] for i in range(len(text) - 1))
+    return frozenset(map(add, text, text[1:]))  # text[i] + text[i + 1]: every pair
+
+
+@lru_cache(maxsize=4096)
+def key_and_grams(text: str) -> tuple[str, frozenset[str]]:
+    """normalise and bigrams, once per text: a transcript repeats its sentences, and the
+    copies then share one (immutable) bigram set instead of each building its own."""
+    key = normalise(text)
+    return key, bigrams(key)
 
 
 def dice(a: frozenset[str], b: frozenset[str]) -> float:
@@ -50,8 +60,7 @@ class Found:
     grams: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
-        self.key = normalise(self.text)
-        self.grams = bigrams(self.key)
+        self.key, self.grams = key_and_grams(self.text)
 
 
 def same(a: Found, b: Found) -> bool:

@@ -24,6 +24,17 @@ _KINDS: dict[str, re.Pattern[str]] = {
     "id_flag": re.compile(r"(?<!\w)--?[a-z][\w-]+"),
     "id_url": re.compile(r"\b[a-z][a-z0-9+.-]*://\S+"),
 }
+# A character each kind's pattern cannot match without: most sentences name no path,
+# flag or URL, and a substring test is far cheaper than a failed search.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "id_path": ("/",),
+    "id_file": (".",),
+    "id_version": (".",),
+    "id_snake": ("_",),
+    "id_code": ("`",),
+    "id_flag": ("-",),
+    "id_url": ("://",),
+}
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _BOLD_LABEL = re.compile(r"^\*\*[^*]{1,60}\*\*")
 _FIRST_PERSON = re.compile(r"^(?:i|we|my|our)\b|^我", re.IGNORECASE)
@@ -92,6 +103,7 @@ def features(text: str, role: str, block: str = "text", repeated: float = 0.0) -
     lowered = text.lower()
     found = sig.signals_of(text, "user")
     count = scoring.identifiers(text)
+    cues = scoring.shape(text)
     words = len(text.split()) + len(_CJK.findall(text)) // 2
     values: dict[str, float] = {
         "bias": 1.0,
@@ -103,11 +115,11 @@ def features(text: str, role: str, block: str = "text", repeated: float = 0.0) -
         "block_group": float(block == "group"),
         "identifiers": min(count, 4) / 4,
         "cjk": float(bool(_CJK.search(text))),
-        "directive": float(bool(scoring.DIRECTIVE.search(text))),
-        "reason": float(bool(scoring.REASON.search(text))),
-        "to_person": float(bool(scoring.TO_PERSON.search(text))),
-        "report": float(bool(scoring.REPORT.search(text))),
-        "step_label": float(bool(scoring.STEP_LABEL.search(text))),
+        "directive": float(cues.directive),
+        "reason": float(cues.reason),
+        "to_person": float(cues.to_person),
+        "report": float(cues.report),
+        "step_label": float(cues.step_label),
         "request": float(sig.cue("request", sig.REQUEST, text, lowered)),
         "one_off": float(sig.cue("one_off", sig.ONE_OFF, text, lowered)),
         "hedge": float(sig.cue("hedge", sig.HEDGE, text, lowered)),
@@ -117,12 +129,16 @@ def features(text: str, role: str, block: str = "text", repeated: float = 0.0) -
         "negation": float(bool(_NEGATION.search(text))),
         "emphasis": float(bool(_EMPHASIS.search(text))),
         "numbers": min(len(_DIGITS.findall(text)), 4) / 4,
-        "arrow": float(bool(_ARROW.search(text))),
+        "arrow": float(("→" in text or ">" in text) and bool(_ARROW.search(text))),
         "words": min(words, 60) / 60,
         "repeated": repeated,
     }
     for name, pattern in _KINDS.items():
-        values[name] = float(bool(pattern.search(text)))
+        needs = _NEEDS.get(name)
+        if needs is not None and not any(needle in text for needle in needs):
+            values[name] = 0.0
+        else:
+            values[name] = float(bool(pattern.search(text)))
     for name in _SIGNALS:
         values[f"sig_{name}"] = float(name in found)
     return [values[name] for name in FEATURES]

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Protocol
 
 from memdesk.core.entry import Entry, Source
@@ -185,15 +186,34 @@ def eligible_sentences(messages: Iterable[Message]) -> Iterator[Eligible]:
     order = 0
     for message, who in sources(messages):
         role = _ROLE_OF[who]
-        text = INTERRUPTION.sub("\n", strip_recalled_blocks(message.text))
-        for sentence in split_sentences(text):
-            order += 1
-            if reject_reason(sentence, role, secrets=False):
-                continue  # secrets are checked on what is kept (the costlier check)
-            statement = clean_statement(sentence.text)
-            if len(statement) < _MIN_CHARS or is_chitchat(statement):
-                continue
-            yield Eligible(statement, role, sentence.block, message, order, sentence.text)
+        count, kept = message_statements(message.text, role)
+        for index, statement, block, raw in kept:
+            yield Eligible(statement, role, block, message, order + index, raw)
+        order += count
+
+
+# (position in the message, statement, block, sentence as written) of each kept sentence.
+Statement = tuple[int, str, str, str]
+
+
+@lru_cache(maxsize=2048)
+def message_statements(text: str, role: str) -> tuple[int, tuple[Statement, ...]]:
+    """How many sentences a message's text has, and those that pass the rejection rules.
+
+    A pure function of the text and the role, cached: agents and people repeat
+    themselves (pasted instructions, re-sent prompts, restated rules), and splitting and
+    rejecting is most of the extractor's time."""
+    kept: list[Statement] = []
+    count = 0
+    for sentence in split_sentences(INTERRUPTION.sub("\n", strip_recalled_blocks(text))):
+        count += 1
+        if reject_reason(sentence, role, secrets=False):
+            continue  # secrets are checked on what is kept (the costlier check)
+        statement = clean_statement(sentence.text)
+        if len(statement) < _MIN_CHARS or is_chitchat(statement):
+            continue
+        kept.append((count, statement, sentence.block, sentence.text))
+    return count, tuple(kept)
 
 
 def repeated_names(items: list[Eligible]) -> list[float]:
@@ -279,8 +299,10 @@ def extract_candidates(
     opts = opts or {}
     threshold = float(opts.get("threshold", THRESHOLD))
     found, origin = scored_sentences(messages, threshold, pick_scorer(opts))
+    limit = opts.get("max_candidates")
+    kept = collapse(found)
     out: list[Entry] = []
-    for item in collapse(found):
+    for item in kept[: int(limit)] if limit is not None else kept:
         message = origin[item.message_index]
         role = item.role
         signal_role = "assistant" if role == "assistant" else "user"
@@ -306,8 +328,7 @@ def extract_candidates(
                 ),
             )
         )
-    limit = opts.get("max_candidates")
-    return out[: int(limit)] if limit is not None else out
+    return out
 
 
 def is_explicit(text: str) -> bool:

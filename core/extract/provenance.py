@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memdesk.core.guard import redact_text
 
@@ -65,6 +66,13 @@ def mentioned_commands(text: str) -> list[str]:
 _EXCERPT_MARGIN = 2000  # characters redacted beyond the cut: longer than any token
 
 
+@lru_cache(maxsize=256)
+def _redacted(text: str) -> str:
+    """redact_text, once per message: a message often yields several candidates, and
+    redacting is the costliest step of building one."""
+    return redact_text(text)[0]
+
+
 def excerpt_of(text: str, statement: str, width: int = 600) -> str:
     """The part of the message around the statement, at most `width` characters.
 
@@ -75,7 +83,7 @@ def excerpt_of(text: str, statement: str, width: int = 600) -> str:
     if len(text) > width + 2 * _EXCERPT_MARGIN:
         start = max(0, (at if at >= 0 else 0) - width - _EXCERPT_MARGIN)
         text = text[start : start + 2 * width + 2 * _EXCERPT_MARGIN]
-    text = redact_text(text)[0]
+    text = _redacted(text)
     if len(text) <= width:
         return text
     at = text.find(statement[:40])

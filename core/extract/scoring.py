@@ -23,6 +23,7 @@ The values are the seed-001 scale, so `[extractor] threshold` (0.6) keeps its me
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from memdesk.core.extract import signals as sig
@@ -47,6 +48,20 @@ _IDENTIFIER = re.compile(
 )
 # Chinese text naming a Latin term (gwadmin, Parquet) is as concrete as it gets.
 _CJK_WITH_LATIN = re.compile(r"[\u3400-\u9fff].*[A-Za-z]{2,}|[A-Za-z]{2,}.*[\u3400-\u9fff]")
+# Cheap necessary conditions for the pattern above, whose `.*` backtracks over the whole
+# line at every Latin letter: it can only match when both a CJK character and two Latin
+# letters in a row are present, and then always does unless a line break separates them.
+_ANY_CJK = re.compile(r"[\u3400-\u9fff]")
+_LATIN_PAIR = re.compile(r"[A-Za-z]{2}")
+
+
+def mixes_cjk_and_latin(text: str) -> bool:
+    """A CJK word and a Latin word in one line (as _CJK_WITH_LATIN, without its cost)."""
+    if text.isascii() or not _ANY_CJK.search(text) or not _LATIN_PAIR.search(text):
+        return False
+    return "\n" not in text or _CJK_WITH_LATIN.search(text) is not None
+
+
 DIRECTIVE = re.compile(
     r"\b(?:use[sd]?|using|instead of|rather than|prefer(?:s|red)?|should(?:n['’]t)?|must|"
     r"always|never|only|avoid|do not|don['’]t|required?|requires|default(?:s)?|keep|stays?|"
@@ -91,9 +106,32 @@ def identifier_tokens(text: str) -> set[str]:
 
 def identifiers(text: str) -> int:
     found = len(_names(text))
-    if not found and _CJK_WITH_LATIN.search(text):
+    if not found and mixes_cjk_and_latin(text):
         found = 1
     return found
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The directive / reason / to-the-person / report / step-label cues of a sentence."""
+
+    directive: bool
+    reason: bool
+    to_person: bool
+    report: bool
+    step_label: bool
+
+
+@lru_cache(maxsize=4096)
+def shape(text: str) -> Shape:
+    """Cached: the hand rules and the model's features both ask for these cues."""
+    return Shape(
+        directive=DIRECTIVE.search(text) is not None,
+        reason=REASON.search(text) is not None,
+        to_person=TO_PERSON.search(text) is not None,
+        report=REPORT.search(text) is not None,
+        step_label=STEP_LABEL.search(text) is not None,
+    )
 
 
 def penalties(text: str, lowered: str) -> float:
@@ -124,7 +162,7 @@ def person_score(text: str, role: str) -> float:
         concrete
         and found
         and max(found, key=found.__getitem__) != "stated"
-        and DIRECTIVE.search(text)
+        and shape(text).directive
     ):
         best += 0.1
     if sig.cue("request", sig.REQUEST, text, lowered):
@@ -138,16 +176,17 @@ def assistant_score(text: str) -> float:
     if not concrete:
         return 0.0
     value = 0.45 + (0.05 if concrete > 1 else 0.0)
-    if DIRECTIVE.search(text):
+    cues = shape(text)
+    if cues.directive:
         value += 0.2
-    if REASON.search(text):
+    if cues.reason:
         value += 0.1
     if "lesson" in sig.signals_of(text, "assistant"):
         value += 0.25  # root cause and fix: what the person rarely restates
-    if TO_PERSON.search(text):
+    if cues.to_person:
         value -= 0.3
-    if REPORT.search(text):
+    if cues.report:
         value -= 0.3
-    if STEP_LABEL.search(text):
+    if cues.step_label:
         value -= 0.2
     return value - penalties(text, text.lower())

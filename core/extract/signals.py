@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 # -- signals ----------------------------------------------------------------------------
 
@@ -138,6 +139,17 @@ def cue(name: str, precise: re.Pattern[str], text: str, lowered: str) -> bool:
 
 def signals_of(statement: str, role: str) -> dict[str, float]:
     """Seed 001's signals (plus rule/decision/stated/profile/event) in one statement."""
+    return dict(_signals(statement, role))
+
+
+@lru_cache(maxsize=4096)
+def _signals(statement: str, role: str) -> tuple[tuple[str, float], ...]:
+    # Cached: the hand rules, the model's features and the classification each ask for
+    # the signals of the same sentence. A tuple, so no caller can change the cached value.
+    return tuple(_find_signals(statement, role).items())
+
+
+def _find_signals(statement: str, role: str) -> dict[str, float]:
     found: dict[str, float] = {}
     lowered = statement.lower()
     if role == "assistant":
