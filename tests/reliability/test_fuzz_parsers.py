@@ -31,3 +31,10 @@ def test_parser_answers_or_refuses_in_one_line(target: Target, tmp_path) -> None
             pass  # a refusal the command line prints as one line
 
     run()
+
+
+def test_a_marker_after_a_lone_carriage_return_is_not_a_candidate(tmp_path) -> None:
+    # Found by the fuzz suite: b"- \r<<<<<<< HEAD" is two lines to Markdown.
+    from fuzz_targets import check_memory_md
+
+    check_memory_md(b"- \r<<<<<<< HEAD\n# Memory", tmp_path)
