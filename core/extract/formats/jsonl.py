@@ -8,12 +8,11 @@ role (user: the person; assistant; tool; system: injected).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memdesk.core.extract.formats.common import head_records
+from memdesk.core.extract.formats.common import head_records, iter_records
 from memdesk.core.extract.formats.records import ORIGIN_OF_ROLE, record_messages, with_origin
 from memdesk.core.extract.messages import Message, ReadStats, normalise_role
 
@@ -44,34 +43,18 @@ def read(
     complete_lines_only: bool = False,
 ) -> Iterator[Message]:
     where = f"{path}:"
-    loads = json.loads
-    with path.open("rb") as handle:
-        handle.seek(start_offset)
-        offset, number = start_offset, start_line
-        stats.end_offset, stats.end_line = offset, number
-        for raw in handle:
-            if complete_lines_only and not raw.endswith(b"\n"):
-                break
-            offset += len(raw)
-            number += 1
-            if raw.strip():
-                try:
-                    record = loads(raw)
-                except ValueError as exc:
-                    stats.warn(number, f"malformed JSON ({getattr(exc, 'msg', exc)})")
-                    record = None
-                if record is not None:
-                    found = _plain_message(record, where, number)
-                    if found is None:
-                        found = record_messages(record, f"{where}{number}", stats)
-                    if found is None:
-                        stats.warn(
-                            number, "not a message record (no role/content, type or mapping)"
-                        )
-                    else:
-                        for one in found:
-                            yield from with_origin(one)
-            stats.end_offset, stats.end_line = offset, number
+    records = iter_records(path, stats, start_offset, start_line, complete_lines_only)
+    for number, record in records:
+        if record is None:  # a JSON `null` line: nothing to read
+            continue
+        found = _plain_message(record, where, number)
+        if found is None:
+            found = record_messages(record, f"{where}{number}", stats)
+        if found is None:
+            stats.warn(number, "not a message record (no role/content, type or mapping)")
+        else:
+            for one in found:
+                yield from with_origin(one)
 
 
 def _plain_message(record: Any, where: str, number: int) -> list[Message] | None:
