@@ -38,3 +38,9 @@ def test_a_marker_after_a_lone_carriage_return_is_not_a_candidate(tmp_path) -> N
     from fuzz_targets import check_memory_md
 
     check_memory_md(b"- \r<<<<<<< HEAD\n# Memory", tmp_path)
+
+
+def test_a_chatgpt_tree_node_that_is_not_an_object_is_skipped(tmp_path) -> None:
+    # Found by the fuzz suite: a mapping node that is `true` crashed the reader.
+    target = next(t for t in TARGETS if t.name == "transcript_json")
+    target.check(b'{"mapping":{"a":true},"current_node":"a"}', tmp_path)

@@ -64,7 +64,9 @@ def conversation_messages(record: dict[str, Any], locator: str) -> Iterator[Mess
     seen: set[str] = set()
     while isinstance(node_id, str) and node_id in mapping and node_id not in seen:
         seen.add(node_id)
-        node = mapping[node_id] or {}
+        node = mapping[node_id]
+        if not isinstance(node, dict):
+            break  # a damaged tree: the thread ends here
         if isinstance(node.get("message"), dict):
             thread.append(node["message"])
         node_id = node.get("parent")
