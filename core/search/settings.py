@@ -81,7 +81,7 @@ class SearchSettings:
                 raise SearchSettingsError(
                     f"settings: search.{key} must be a number from -1 to 1, got {value!r}"
                 )
-        if self.fusion not in FUSIONS:
+        if not isinstance(self.fusion, str) or self.fusion not in FUSIONS:
             raise SearchSettingsError(
                 f"settings: search.fusion must be one of {', '.join(FUSIONS)}, got {self.fusion!r}"
             )

@@ -60,6 +60,8 @@ def test_settings_accept_every_fusion_in_the_table_and_nothing_else() -> None:
         assert SearchSettings.from_mapping({"fusion": name}).fusion == name
     with pytest.raises(SearchSettingsError):
         SearchSettings.from_mapping({"fusion": "borda"})
+    with pytest.raises(SearchSettingsError):  # not text at all: one clear line too
+        SearchSettings.from_mapping({"fusion": []})
 
 
 def test_status_weight_ranks_outdated_knowledge_lower() -> None:
