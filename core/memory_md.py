@@ -168,8 +168,10 @@ class MemoryFile:
         state.live = (inode, len(data))
         for number, (offset, raw) in enumerate(_split_lines(data), 1):
             line = raw.decode("utf-8", "replace")
-            # A lone CR ends a line in Markdown too: a marker may follow one.
-            if any(part.startswith(_MARKERS) for part in line.split("\r")):
+            # A lone CR (and the other breaks Python's str.splitlines knows, such as
+            # \x1e or \u2028) may end a line for an editor or a reader: a marker may
+            # follow one.
+            if any(part.startswith(_MARKERS) for part in line.splitlines()):
                 continue  # git's markers are not facts; both sides' lines are read
             take(line, f"{MEMORY_FILE}:{number}", (self.path, offset, raw))
         self._drain_retired(state, take)

@@ -40,6 +40,14 @@ def test_a_marker_after_a_lone_carriage_return_is_not_a_candidate(tmp_path) -> N
     check_memory_md(b"- \r<<<<<<< HEAD\n# Memory", tmp_path)
 
 
+@pytest.mark.parametrize("separator", ["\x1e", "\x1c", "\x85", "\u2028", "\x0c"])
+def test_a_marker_after_any_other_line_break_is_not_a_candidate(separator: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Found by the fuzz suite: b"- \x1e<<<<<<< HEAD" is two lines to str.splitlines.
+    from fuzz_targets import check_memory_md
+
+    check_memory_md(f"- {separator}<<<<<<< HEAD\n# Memory".encode(), tmp_path)
+
+
 def test_a_chatgpt_tree_node_that_is_not_an_object_is_skipped(tmp_path) -> None:
     # Found by the fuzz suite: a mapping node that is `true` crashed the reader.
     target = next(t for t in TARGETS if t.name == "transcript_json")
