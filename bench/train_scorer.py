@@ -76,7 +76,7 @@ def collect(data: Path, files: list[Path]) -> tuple[Rows, dict[str, int]]:
         items = list(eligible_sentences(read_messages(path)))
         for item, repeated in zip(items, repeated_names(items), strict=True):
             found = {f.id for f in facts if matches(f, item.text)}
-            xs.append(features(item.text, item.role, item.block, repeated))
+            xs.append(features(item.text, item.role, item.block, repeated, item.context))
             ys.append(1.0 if found else 0.0)
             names.append(path.name)
             hit.append(found)
@@ -100,10 +100,14 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float, steps: int = 30) -> np.ndarray:
     return w
 
 
-def best_threshold(p: np.ndarray, rows: Rows, mask: np.ndarray, gold: dict[str, int]) -> float:
-    """The probability cut that maximises F1 over the rows in `mask`."""
+def best_threshold(
+    p: np.ndarray, rows: Rows, mask: np.ndarray, gold: dict[str, int], floor: float = 0.0
+) -> float:
+    """The probability cut that maximises F1 over the rows in `mask`; with a precision
+    `floor`, the cut that maximises recall among those keeping precision >= floor."""
     total_gold = sum(gold[name] for name in set(np.array(rows.file)[mask]))
     best, best_f1 = 0.5, -1.0
+    floor_best, floor_recall = -1.0, -1.0
     index = np.flatnonzero(mask)
     for t in np.arange(0.05, 0.95, 0.01):
         kept = index[p[index] >= t]
@@ -115,13 +119,17 @@ def best_threshold(p: np.ndarray, rows: Rows, mask: np.ndarray, gold: dict[str, 
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
         if f1 > best_f1:
             best, best_f1 = float(t), f1
-    return best
+        if floor and precision >= floor and recall > floor_recall:
+            floor_best, floor_recall = float(t), recall
+    return floor_best if floor_best >= 0 else best
 
 
-def train(rows: Rows, mask: np.ndarray, gold: dict[str, int], l2: float) -> LearnedScorer:
+def train(
+    rows: Rows, mask: np.ndarray, gold: dict[str, int], l2: float, floor: float = 0.0
+) -> LearnedScorer:
     w = fit(rows.x[mask], rows.y[mask], l2)
     p = 1.0 / (1.0 + np.exp(-np.clip(rows.x @ w, -30, 30)))
-    return LearnedScorer(tuple(float(v) for v in w), best_threshold(p, rows, mask, gold))
+    return LearnedScorer(tuple(float(v) for v in w), best_threshold(p, rows, mask, gold, floor))
 
 
 def evaluate(data: Path, files: list[Path], scorer: object, cap: int = 0) -> Totals:
@@ -148,13 +156,16 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help="ship the model trained on all")
     parser.add_argument("--dump", default="", help="also write the model trained on all here")
     parser.add_argument("--cap", type=int, default=0, help="max_per_transcript (default: setting)")
+    parser.add_argument(
+        "--floor", type=float, default=0.0, help="pick the cut by recall at this precision"
+    )
     args = parser.parse_args()
     data = args.data or default_data()
     files = sorted(p for p in (data / "transcripts").iterdir() if p.is_file())
     rows, gold = collect(data, files)
     print(f"{len(rows.y)} sentences, {int(rows.y.sum())} match a gold fact, {len(files)} files")
     everything = np.ones(len(rows.y), dtype=bool)
-    model = train(rows, everything, gold, args.l2)
+    model = train(rows, everything, gold, args.l2, args.floor)
     print(line("rules (hand rules only)", evaluate(data, files, "rules", args.cap)))
     print(line("learned, dev (trained on all)", evaluate(data, files, model, args.cap)))
     pooled = Totals()
@@ -163,7 +174,7 @@ def main() -> int:
     for project in projects:
         held = [p for p in files if project_of(p.name) == project]
         mask = np.array([project_of(n) != project for n in file_names], dtype=bool)
-        held_model = train(rows, mask, gold, args.l2)
+        held_model = train(rows, mask, gold, args.l2, args.floor)
         result = evaluate(data, held, held_model, args.cap)
         pooled.candidates += result.candidates
         pooled.matched_candidates += result.matched_candidates

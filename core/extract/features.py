@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 
-from memdesk.core.extract import scoring
+from dataclasses import dataclass
+
+from memdesk.core.extract import rejects, scoring
 from memdesk.core.extract import signals as sig
 
 _KINDS: dict[str, re.Pattern[str]] = {
@@ -57,6 +59,7 @@ FEATURES: tuple[str, ...] = (
     "block_list",
     "block_quote",
     "block_group",
+    "block_pair",
     "identifiers",
     *_KINDS,
     "cjk",
@@ -78,7 +81,26 @@ FEATURES: tuple[str, ...] = (
     "arrow",
     "words",
     "repeated",
+    "question",
+    "ask",
+    "message_size",
+    "opening",
 )
+MESSAGE_SIZE_FULL = 12  # a message of this many sentences counts fully as long
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where a sentence sits: the message around it says what kind of words these are.
+
+    A long message of the person is usually a brief (the project, its stack, its rules);
+    their first message of a session sets the task; one line is usually a reply."""
+
+    message_sentences: int = 1  # sentences in the message the sentence comes from
+    opening: bool = False  # from the person's first message of the transcript
+
+
+NO_CONTEXT = Context()
 REPEATS_FULL = 4  # a name in this many messages of the transcript counts fully as repeated
 
 
@@ -98,7 +120,13 @@ def repetition(texts: list[str], message_keys: list[int]) -> list[float]:
     return out
 
 
-def features(text: str, role: str, block: str = "text", repeated: float = 0.0) -> list[float]:
+def features(
+    text: str,
+    role: str,
+    block: str = "text",
+    repeated: float = 0.0,
+    context: Context = NO_CONTEXT,
+) -> list[float]:
     """The feature vector of a sentence, in FEATURES order. role: person|assistant|note."""
     lowered = text.lower()
     found = sig.signals_of(text, "user")
@@ -113,6 +141,7 @@ def features(text: str, role: str, block: str = "text", repeated: float = 0.0) -
         "block_list": float(block == "list"),
         "block_quote": float(block == "quote"),
         "block_group": float(block == "group"),
+        "block_pair": float(block == "pair"),
         "identifiers": min(count, 4) / 4,
         "cjk": float(bool(_CJK.search(text))),
         "directive": float(cues.directive),
@@ -132,6 +161,13 @@ def features(text: str, role: str, block: str = "text", repeated: float = 0.0) -
         "arrow": float(("→" in text or ">" in text) and bool(_ARROW.search(text))),
         "words": min(words, 60) / 60,
         "repeated": repeated,
+        # Forms the person's rules would have turned away (a question, a one-task
+        # request): the model weighs them instead; they may still state a fact
+        # ("when I run tools/run_dev.py, ...").
+        "question": float(rejects.is_question(text)),
+        "ask": float(role == "person" and rejects.is_request(text)),
+        "message_size": min(context.message_sentences, MESSAGE_SIZE_FULL) / MESSAGE_SIZE_FULL,
+        "opening": float(context.opening),
     }
     for name, pattern in _KINDS.items():
         needs = _NEEDS.get(name)

@@ -37,13 +37,14 @@ from typing import Any, Protocol
 from memdesk.core.entry import Entry, Source
 from memdesk.core.extract.agreement import AGREED, sources
 from memdesk.core.extract.collapse import Found, collapse
-from memdesk.core.extract.features import repetition
+from memdesk.core.extract.features import NO_CONTEXT, Context, repetition
 from memdesk.core.extract.learned import shipped_scorer
 from memdesk.core.extract.messages import Message
 from memdesk.core.extract.provenance import excerpt_of, mentioned_commands, mentioned_files
 from memdesk.core.extract.rejects import INTERRUPTION, has_secret, reject_reason
 from memdesk.core.extract.scoring import assistant_score, person_score
 from memdesk.core.extract.sentences import split_sentences
+from memdesk.core.extract.spans import is_soft, pairs
 from memdesk.core.extract.signals import (
     EXPLICIT,
     THRESHOLD,
@@ -58,7 +59,14 @@ from memdesk.core.guard import is_chitchat
 
 
 class Scorer(Protocol):
-    def score(self, text: str, role: str, block: str = "text", repeated: float = 0.0) -> float: ...
+    def score(
+        self,
+        text: str,
+        role: str,
+        block: str = "text",
+        repeated: float = 0.0,
+        context: Context = NO_CONTEXT,
+    ) -> float: ...
 
 
 __all__ = [
@@ -179,41 +187,57 @@ class Eligible:
     message: Message
     order: int
     raw: str = ""  # the sentence as written, cue words ("remember:") included
+    model_only: bool = False  # a soft reject or a pair (spans.py): only the model keeps it
+    context: Context = NO_CONTEXT
 
 
 def eligible_sentences(messages: Iterable[Message]) -> Iterator[Eligible]:
     """Sentences from the sources that may speak for the person, minus the rejected."""
     order = 0
+    opening = True
     for message, who in sources(messages):
         role = _ROLE_OF[who]
         count, kept = message_statements(message.text, role)
-        for index, statement, block, raw in kept:
-            yield Eligible(statement, role, block, message, order + index, raw)
+        context = Context(count, opening and role == "person")
+        for index, statement, block, raw, model_only in kept:
+            yield Eligible(statement, role, block, message, order + index, raw, model_only, context)
         order += count
+        if role == "person" and count:
+            opening = False
 
 
-# (position in the message, statement, block, sentence as written) of each kept sentence.
-Statement = tuple[int, str, str, str]
+# (position in the message, statement, block, sentence as written, model only) of each
+# kept sentence or pair.
+Statement = tuple[int, str, str, str, bool]
 
 
 @lru_cache(maxsize=2048)
 def message_statements(text: str, role: str) -> tuple[int, tuple[Statement, ...]]:
-    """How many sentences a message's text has, and those that pass the rejection rules.
+    """How many sentences a message's text has, and those that pass the rejection rules
+    (with the soft rejects and pairs of spans.py, marked "model only").
 
     A pure function of the text and the role, cached: agents and people repeat
     themselves (pasted instructions, re-sent prompts, restated rules), and splitting and
     rejecting is most of the extractor's time."""
     kept: list[Statement] = []
-    count = 0
-    for sentence in split_sentences(INTERRUPTION.sub("\n", strip_recalled_blocks(text))):
-        count += 1
-        if reject_reason(sentence, role, secrets=False):
-            continue  # secrets are checked on what is kept (the costlier check)
-        statement = clean_statement(sentence.text)
-        if len(statement) < _MIN_CHARS or is_chitchat(statement):
+    sentences = split_sentences(INTERRUPTION.sub("\n", strip_recalled_blocks(text)))
+    # secrets are checked on what is kept (the costlier check)
+    reasons = [reject_reason(sentence, role, secrets=False) for sentence in sentences]
+    for index, (sentence, reason) in enumerate(zip(sentences, reasons, strict=True)):
+        if reason and not is_soft(reason, role):
             continue
-        kept.append((count, statement, sentence.block, sentence.text))
-    return count, tuple(kept)
+        _keep(kept, index + 1, sentence.text, sentence.block, bool(reason))
+    for index, pair in pairs(sentences, reasons, role):
+        reason = reject_reason(pair, role, secrets=False)
+        if not reason or is_soft(reason, role):
+            _keep(kept, index + 1, pair.text, pair.block, True)
+    return len(sentences), tuple(kept)
+
+
+def _keep(kept: list[Statement], index: int, raw: str, block: str, model_only: bool) -> None:
+    statement = clean_statement(raw)
+    if len(statement) >= _MIN_CHARS and not is_chitchat(statement):
+        kept.append((index, statement, block, raw, model_only))
 
 
 def repeated_names(items: list[Eligible]) -> list[float]:
@@ -236,11 +260,11 @@ def scored_sentences(
     kept: list[Message] = []
     items = list(eligible_sentences(messages))
     repeats = repeated_names(items) if scorer is not None else [0.0] * len(items)
-    judged: dict[tuple[str, str, str, float], tuple[bool, float, str]] = {}
+    judged: dict[tuple[str, str, str, float, bool, Context], tuple[bool, float, str]] = {}
     for item, repeated in zip(items, repeats, strict=True):
         # The same words again (a restated rule, a quoted line) are judged once: they
         # collapse into one candidate anyway.
-        key = (item.raw, item.role, item.block, repeated)
+        key = (item.raw, item.role, item.block, repeated, item.model_only, item.context)
         verdict = judged.get(key)
         if verdict is None:
             verdict = judged[key] = judge(item, repeated, threshold, scorer)
@@ -259,15 +283,17 @@ def judge(
     """(keep, ranking value, confidence label) of one sentence."""
     rules = rule_score(item)
     value = rules
-    keep = rules > threshold
+    keep = rules > threshold and not item.model_only
     if scorer is not None:
         # Either judge may keep a sentence: the hand rules carry the product's rules
         # (preferences and explicit "remember" count), the model what the dev gold says
         # people keep. Agreed assistant statements need the model, or hand rules rating
         # them strong (a named root cause and fix). The model ranks everything for the
         # per-transcript cap.
-        value = scorer.score(item.text, item.role, item.block, repeated)
-        if item.role == "assistant":
+        value = scorer.score(item.text, item.role, item.block, repeated, item.context)
+        if item.model_only:
+            keep = value > threshold  # a soft reject or a pair: the hand rules never judged it
+        elif item.role == "assistant":
             keep = value > threshold or rules >= STRONG
         else:
             keep = keep or value > threshold

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from memdesk.core.extract.features import FEATURES, features
+from memdesk.core.extract.features import FEATURES, NO_CONTEXT, Context, features
 
 WEIGHTS_FILE = Path(__file__).with_name("scorer_weights.json")
 SEED_THRESHOLD = 0.6
@@ -27,15 +27,27 @@ class LearnedScorer:
     threshold: float  # the probability the model was tuned to keep from
 
     def probability(
-        self, text: str, role: str, block: str = "text", repeated: float = 0.0
+        self,
+        text: str,
+        role: str,
+        block: str = "text",
+        repeated: float = 0.0,
+        context: Context = NO_CONTEXT,
     ) -> float:
-        x = features(text, role, block, repeated)
+        x = features(text, role, block, repeated, context)
         z = sum(w * v for w, v in zip(self.weights, x, strict=True))
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
-    def score(self, text: str, role: str, block: str = "text", repeated: float = 0.0) -> float:
+    def score(
+        self,
+        text: str,
+        role: str,
+        block: str = "text",
+        repeated: float = 0.0,
+        context: Context = NO_CONTEXT,
+    ) -> float:
         """The probability on seed 001's scale (the model's threshold is 0.6)."""
-        p = self.probability(text, role, block, repeated)
+        p = self.probability(text, role, block, repeated, context)
         t = self.threshold
         if p < t:
             return SEED_THRESHOLD * p / t

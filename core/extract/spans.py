@@ -1,0 +1,57 @@
+"""Candidates longer than one sentence, and forms only the learned scorer may keep.
+
+A fact is often said across two sentences: a request and the convention it sets ("Create
+a plan to make this app a webservice using FastAPI. Put the webservice project inside
+the backend folder"), a lead-in and its point, a question and the fact it assumes. So
+two neighbouring sentences of one message of the person are also offered as one
+candidate, a *pair*, when each of them is a statement or a form the model may weigh
+(see below) and together they stay short. A pair that holds a kept sentence collapses
+with it into one candidate (collapse.py: a quoted copy), the better scored one kept.
+
+Some sentences of the person are turned away by the hand rules although they often
+carry a fact: a question ("when I run tools/run_dev.py, how do I reach the web
+client?") or a one-task request ("save that file into task.md in the project root").
+They are *soft* rejects: the learned scorer sees them, with features saying what form
+they have, and keeps them only when it rates them above the threshold; the hand rules
+alone never keep them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from memdesk.core.extract.sentences import Sentence
+
+# Rejection reasons (rejects.py) the learned scorer may overrule, for the person's words.
+SOFT_REASONS = frozenset({"question", "request"})
+# Reasons a sentence may have and still be half of a pair: a fragment or a lead-in
+# ending in ":" says something together with its neighbour.
+JOINABLE_REASONS = SOFT_REASONS | {"", "fragment", "heading"}
+PAIR_ROLES = frozenset({"person"})
+PAIR_MAX_CHARS = 300
+_NOT_JOINED_BLOCKS = frozenset({"heading", "table", "group"})
+
+
+def is_soft(reason: str, role: str) -> bool:
+    """May the learned scorer keep a sentence rejected for `reason`?"""
+    return role == "person" and reason in SOFT_REASONS
+
+
+def pairs(
+    sentences: Sequence[Sentence], reasons: Sequence[str], role: str
+) -> Iterator[tuple[int, Sentence]]:
+    """(index of the first sentence, the pair) for each two neighbours that may be read
+    together. The caller runs the rejection rules on the pair itself."""
+    if role not in PAIR_ROLES:
+        return
+    for index in range(len(sentences) - 1):
+        first, second = sentences[index], sentences[index + 1]
+        if first.block in _NOT_JOINED_BLOCKS or second.block in _NOT_JOINED_BLOCKS:
+            continue
+        if reasons[index] not in JOINABLE_REASONS or reasons[index + 1] not in JOINABLE_REASONS:
+            continue
+        if reasons[index] == reasons[index + 1] == "fragment":
+            continue  # two half sentences are still not a statement
+        text = f"{first.text} {second.text}"
+        if len(text) <= PAIR_MAX_CHARS:
+            yield index, Sentence(text, "pair")
