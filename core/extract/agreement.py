@@ -9,8 +9,11 @@ assistant statement speaks for the person only when the person agreed to it:
 - the turn is agreed when the person's next message accepts or approves it ("yes",
   "great", "lgtm", "好", "可以", "對") or goes on without objecting (the next step, a
   new instruction): its first sentence holds no "no", "don't", "wrong", "instead",
-  "actually", "why", "不对", "不是", "別", "为什么", no interrupt marker, and it is not a
-  question unless it opens with an acceptance ("great! shall we run the migration now?");
+  "actually", "why", "retry", "不对", "不是", "別", "为什么", no interrupt marker, and
+  it is not a question that doubts or challenges the turn ("why 3000?", "is that
+  right?", "what about the seeds?", "didn't you…?"). A question that goes on from the
+  turn ("what would be the next step?", "how do I run it end to end?", "can you show me
+  an example?", "great! shall we run the migration now?") agrees;
 - a turn with no reply of the person after it (the end of the transcript) is not agreed:
   nobody confirmed it.
 
@@ -39,8 +42,13 @@ _ACCEPT = re.compile(
 # Only how the reply opens counts: "add it to the readme and do not commit yet" goes on
 # from the turn; "no, that's wrong" objects to it.
 _FIRST_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n")
-_QUESTION = re.compile(
-    r"[?？]|[吗嗎呢]\s*$|^\W*(?:what|why|how|where|when|which|who|is|are|does|do|can|could|should)\b",
+# A question doubting or challenging the turn; other questions go on from it.
+_CHALLENGE = re.compile(
+    r"^\W*(?:so\s+)?(?:why|how come|what about|what if|is (?:that|this|it)|are (?:you|we) sure|"
+    r"(?:is|are|was|were|did|does|do|should|would|could|have|has)n['’]?t|did you|have you|"
+    r"should (?:this|that|it|we not)|really|sure)\b|"
+    r"^\W*(?:为什么|為什麼|为何|為何|怎么会|怎麼會|是不是|确定|確定|真的)|"
+    r"\b(?:right|correct|sure|really)\s*[?？]\s*$|对吗|對嗎|对吧|對吧",
     re.IGNORECASE,
 )
 # An objection: the reply opens with a negation or a challenge, or names a fault.
@@ -48,7 +56,8 @@ _OBJECTION = re.compile(
     r"^\W*(?:no|nope|not|don['’]?t|do not|never|stop|wait|hold on|hmm+|actually|why|but|revert|"
     r"undo)(?:\W|$)|^\W*(?:不|別|别|为什么|為什麼|停|等等|等一下)|"
     r"\b(?:wrong|incorrect|instead|revert|undo|isn['’]t right|doesn['’]t work|not what|broken|"
-    r"fail(?:s|ed)?|still)\b|request interrupted|不对|不對|错|錯|撤销|撤銷|回滚|回滾|不行",
+    r"fail(?:s|ed)?|still|retry|try again)\b|request interrupted|不对|不對|错|錯|撤销|撤銷|回滚|回滾|"
+    r"不行|重试|重試|再试|再試",
     re.IGNORECASE,
 )
 
@@ -60,7 +69,7 @@ def reply_agrees(text: str) -> bool:
         return False
     if _ACCEPT.match(head):
         return True
-    return not _QUESTION.search(head)
+    return not _CHALLENGE.search(head)
 
 
 def _speaks(message: Message) -> bool:
