@@ -48,6 +48,7 @@ _IMPERATIVE = re.compile(
 _NEGATION = re.compile(r"\b(?:not|no|never|don['’]t|doesn['’]t|isn['’]t|without)\b|不|沒|没|別|别")
 _EMPHASIS = re.compile(r"\b(?:always|never|must|every|all)\b|必须|必須|一律|永远|永遠|每次", re.I)
 _DIGITS = re.compile(r"\d+")
+_STATUS_MARK = re.compile(r"[\u2600-\u27bf\u2b50\u2b55\U0001f300-\U0001faff]")
 _ARROW = re.compile(r"→|->|=>")
 _SIGNALS = ("explicit", "rule", "milestone", "lesson", "decision", "preference", "stated")
 
@@ -85,6 +86,9 @@ FEATURES: tuple[str, ...] = (
     "ask",
     "message_size",
     "opening",
+    "status_mark",
+    "assistant_group",
+    "assistant_list",
 )
 MESSAGE_SIZE_FULL = 12  # a message of this many sentences counts fully as long
 
@@ -168,6 +172,11 @@ def features(
         "ask": float(role == "person" and rejects.is_request(text)),
         "message_size": min(context.message_sentences, MESSAGE_SIZE_FULL) / MESSAGE_SIZE_FULL,
         "opening": float(context.opening),
+        # ✅ / ❌ / 🚀 lines are a progress report's, not a fact's
+        "status_mark": float(not text.isascii() and bool(_STATUS_MARK.search(text))),
+        # the agent's plans and summaries come as lists and grouped lists
+        "assistant_group": float(role == "assistant" and block == "group"),
+        "assistant_list": float(role == "assistant" and block == "list"),
     }
     for name, pattern in _KINDS.items():
         needs = _NEEDS.get(name)

@@ -43,7 +43,10 @@ _LOG = re.compile(
 # Log output pasted anywhere in a line: bracketed times and levels, stream labels.
 _LOG_ANYWHERE = re.compile(
     r"\[\d{4}-\d{2}-\d{2}[T ][\d:.]+Z?\]|\[(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL)\]|"
-    r"\b(?:stderr|stdout)\s*:|\(node:\d+\)|^\[[\w.-]+@[\d.]+\]|\bat (?:file:|/)\S+:\d+"
+    r"\b(?:stderr|stdout)\s*:|\(node:\d+\)|^\[[\w.-]+@[\d.]+\]|\bat (?:file:|/)\S+:\d+|"
+    # a test runner's or a web server's output pasted into a message
+    r"\b(?:FAILED|PASSED|ERROR)\s+\S+::\w|\b\d+ (?:failed|passed)(?:, \d+ \w+)+ in [\d.]+s\b|"
+    r"\bHTTP/\d(?:\.\d)?\"? \d{3}\b|^(?:INFO|DEBUG|WARNING|ERROR|CRITICAL):\s"
 )
 _TRACEBACK = re.compile(
     r"traceback \(most recent call last\)|^\s*file \"[^\"]+\", line \d+|^\s*at [\w$.<>]+ \(|"
@@ -60,6 +63,7 @@ _NARRATION = re.compile(
     r"^(?:i['’]ll\b|i will\b|i['’]m going to\b|i am going to\b|let me\b|let['’]s (?:see|check|look|try|start|verify|run)\b|"
     r"now (?:i|let['’]s|let me|i['’]ll|\w+ing)\b|next,? (?:i|let)\b|first,? (?:i|let)\b|"
     r"i['’]ve (?:\w+ed|made|written|run|found|got|added|done)\b|i have (?:\w+ed|made|written|run|found)\b|"
+    r"i (?:see|notice|found|can see)\b|"
     r"here['’]s\b|here is\b|here are\b|looking at\b|checking\b|perfect\b|great\b|good\b|excellent\b|"
     r"done\b|sure\b|okay\b|ok\b|alright\b|got it\b|understood\b|you['’]re (?:right|absolutely)|"
     r"thanks|thank you|all (?:set|done|good|checks)|everything (?:works|checks|matches|is)|"
@@ -128,7 +132,7 @@ _CONCRETE = re.compile(r"[\w.-]+[/.][\w/.-]+|`[^`]+`|\b[a-z]+[A-Z]\w*|\b\w+_\w+|
 
 
 _TRACE_HINTS = ("traceback", 'file "', "at ", "error: ", "exception: ", "line ", "^")
-_LOG_HINTS = ("[", "stderr", "stdout", "(node:", "at ")
+_LOG_HINTS = ("[", "stderr", "stdout", "(node:", "at ", "::", " in ", "http/", "info:", "debug:", "warning:", "error:", "critical:")
 _QUESTION_ENDS = ("?", "？", "吗", "嗎", "呢")
 
 

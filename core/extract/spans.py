@@ -27,7 +27,7 @@ SOFT_REASONS = frozenset({"question", "request"})
 # Reasons a sentence may have and still be half of a pair: a fragment or a lead-in
 # ending in ":" says something together with its neighbour.
 JOINABLE_REASONS = SOFT_REASONS | {"", "fragment", "heading"}
-PAIR_ROLES = frozenset({"person"})
+PAIR_ROLES = frozenset({"person", "assistant"})
 PAIR_MAX_CHARS = 300
 _NOT_JOINED_BLOCKS = frozenset({"heading", "table", "group"})
 
