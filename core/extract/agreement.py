@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 
 from memdesk.core.extract.messages import Message
 
@@ -62,6 +63,7 @@ _OBJECTION = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
 def reply_agrees(text: str) -> bool:
     """Does the person's reply accept, approve or continue, without objecting?"""
     head = _FIRST_SENTENCE.split(text.strip(), maxsplit=1)[0][:160]

@@ -31,7 +31,7 @@ def bigrams(text: str) -> frozenset[str]:
     return frozenset(map(add, text, text[1:]))  # text[i] + text[i + 1]: every pair
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def key_and_grams(text: str) -> tuple[str, frozenset[str]]:
     """normalise and bigrams, once per text: a transcript repeats its sentences, and the
     copies then share one (immutable) bigram set instead of each building its own."""
@@ -77,18 +77,25 @@ def collapse(found: list[Found]) -> list[Found]:
     """One Found per group of copies, best first kept; sources merged into `also`."""
     kept: list[Found] = []
     exact: dict[str, Found] = {}
+    # The sources each winner already lists (a transcript may repeat a line thousands of
+    # times: a set keeps the merge linear).
+    listed: dict[int, set[tuple[str, str]]] = {}
     for item in sorted(found, key=lambda f: (-f.score, f.order)):
         # The same words again (a transcript repeating itself) are found without comparing.
         match = exact.get(item.key)
         candidates = [match] if match is not None else kept
         for winner in candidates:
             if same(winner, item):
-                source = (item.role, item.locator)
-                if source != (winner.role, winner.locator) and source not in winner.also:
-                    winner.also.append(source)
-                winner.also += [s for s in item.also if s not in winner.also]
+                have = listed[id(winner)]
+                for source in [(item.role, item.locator), *item.also]:
+                    if source not in have:
+                        have.add(source)
+                        winner.also.append(source)
+                # Copies of these words merge into the same winner: found without comparing.
+                exact.setdefault(item.key, winner)
                 break
         else:
             kept.append(item)
             exact[item.key] = item
+            listed[id(item)] = {(item.role, item.locator), *item.also}
     return kept

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from memdesk.core.extract import rejects, scoring
 from memdesk.core.extract import signals as sig
@@ -93,12 +93,12 @@ FEATURES: tuple[str, ...] = (
 MESSAGE_SIZE_FULL = 12  # a message of this many sentences counts fully as long
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """Where a sentence sits: the message around it says what kind of words these are.
 
     A long message of the person is usually a brief (the project, its stack, its rules);
-    their first message of a session sets the task; one line is usually a reply."""
+    their first message of a session sets the task; one line is usually a reply. (A
+    named tuple: it is part of the key sentences are judged under, hashed per sentence.)"""
 
     message_sentences: int = 1  # sentences in the message the sentence comes from
     opening: bool = False  # from the person's first message of the transcript
@@ -118,9 +118,13 @@ def repetition(texts: list[str], message_keys: list[int]) -> list[float]:
         for name in names:
             seen.setdefault(name, set()).add(key)
     out: list[float] = []
+    known: dict[frozenset[str], float] = {}  # sentences repeat: each name set once
     for names in tokens:
-        best = max((len(seen[name]) - 1 for name in names), default=0)
-        out.append(min(best, REPEATS_FULL) / REPEATS_FULL)
+        value = known.get(names)
+        if value is None:
+            best = max((len(seen[name]) - 1 for name in names), default=0)
+            value = known[names] = min(best, REPEATS_FULL) / REPEATS_FULL
+        out.append(value)
     return out
 
 

@@ -224,12 +224,12 @@ def message_statements(text: str, role: str) -> tuple[int, tuple[Statement, ...]
     # secrets are checked on what is kept (the costlier check)
     reasons = [reject_reason(sentence, role, secrets=False) for sentence in sentences]
     for index, (sentence, reason) in enumerate(zip(sentences, reasons, strict=True)):
-        if reason and not is_soft(reason, role):
+        if reason and not is_soft(reason, role, sentence.text):
             continue
         _keep(kept, index + 1, sentence.text, sentence.block, bool(reason))
     for index, pair in pairs(sentences, reasons, role):
         reason = reject_reason(pair, role, secrets=False)
-        if not reason or is_soft(reason, role):
+        if not reason or is_soft(reason, role, pair.text):
             _keep(kept, index + 1, pair.text, pair.block, True)
     return len(sentences), tuple(kept)
 
@@ -246,6 +246,11 @@ def repeated_names(items: list[Eligible]) -> list[float]:
     return repetition([i.text for i in items], [keys[id(i.message)] for i in items])
 
 
+# What a sentence's verdict depends on: its words as written, role, block, repeat count,
+# whether only the model may keep it, and the message around it.
+JudgeKey = tuple[str, str, str, float, bool, Context]
+
+
 def rule_score(item: Eligible) -> float:
     if item.role == "assistant":
         return assistant_score(item.text)
@@ -260,7 +265,9 @@ def scored_sentences(
     kept: list[Message] = []
     items = list(eligible_sentences(messages))
     repeats = repeated_names(items) if scorer is not None else [0.0] * len(items)
-    judged: dict[tuple[str, str, str, float, bool, Context], tuple[bool, float, str]] = {}
+    judged: dict[JudgeKey, tuple[bool, float, str]] = {}
+    first: dict[JudgeKey, Found] = {}
+    listed: dict[JudgeKey, set[tuple[str, str]]] = {}
     for item, repeated in zip(items, repeats, strict=True):
         # The same words again (a restated rule, a quoted line) are judged once: they
         # collapse into one candidate anyway.
@@ -272,7 +279,18 @@ def scored_sentences(
         if not keep:
             continue
         where = item.message.locator
-        found.append(Found(item.text, value, item.role, where, item.order, len(kept), confidence))
+        copy_of = first.get(key)
+        if copy_of is not None:
+            # The same words scored the same: one more source of the first copy, which
+            # collapse() then handles once instead of once per copy.
+            source = (item.role, where)
+            if source not in listed[key]:
+                listed[key].add(source)
+                copy_of.also.append(source)
+            continue
+        first[key] = Found(item.text, value, item.role, where, item.order, len(kept), confidence)
+        listed[key] = {(item.role, where)}
+        found.append(first[key])
         kept.append(item.message)
     return found, kept
 

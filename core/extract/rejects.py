@@ -141,6 +141,12 @@ def is_question(text: str) -> bool:
     return end.endswith(_QUESTION_ENDS)
 
 
+def is_polite_request(text: str) -> bool:
+    """Asked for politely ("can you…", "please…", "帮我…"): a one-task request whatever it
+    names, unless something in it makes it last."""
+    return not _LASTING.search(text) and bool(_ASK.search(text))
+
+
 def is_request(text: str) -> bool:
     """A one-task request: asked politely, or a bare imperative naming nothing concrete;
     never when something in it makes it last ("always", "from now on", "以后")."""

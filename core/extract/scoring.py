@@ -93,15 +93,16 @@ STEP_LABEL = re.compile(
 )
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)
 def _names(text: str) -> tuple[str, ...]:
     # Asked for by the hand rules, the features and the repeat count of the same sentence.
     return tuple(_IDENTIFIER.findall(text))
 
 
-def identifier_tokens(text: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def identifier_tokens(text: str) -> frozenset[str]:
     """The concrete names in a sentence, lower-cased (for counting repeats)."""
-    return {match.strip("`").lower() for match in _names(text) if len(match) > 2}
+    return frozenset(match.strip("`").lower() for match in _names(text) if len(match) > 2)
 
 
 def identifiers(text: str) -> int:

@@ -10,16 +10,18 @@ with it into one candidate (collapse.py: a quoted copy), the better scored one k
 
 Some sentences of the person are turned away by the hand rules although they often
 carry a fact: a question ("when I run tools/run_dev.py, how do I reach the web
-client?") or a one-task request ("save that file into task.md in the project root").
-They are *soft* rejects: the learned scorer sees them, with features saying what form
-they have, and keeps them only when it rates them above the threshold; the hand rules
-alone never keep them.
+client?") or a bare imperative ("put the webservice project inside the backend
+folder"). They are *soft* rejects: the learned scorer sees them, with features saying
+what form they have, and keeps them only when it rates them above the threshold; the
+hand rules alone never keep them. A request asked politely ("can you…", "please…",
+"帮我…") stays rejected, alone or in a pair: it asks for one task.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from memdesk.core.extract.rejects import is_polite_request
 from memdesk.core.extract.sentences import Sentence
 
 # Rejection reasons (rejects.py) the learned scorer may overrule, for the person's words.
@@ -32,9 +34,9 @@ PAIR_MAX_CHARS = 300
 _NOT_JOINED_BLOCKS = frozenset({"heading", "table", "group"})
 
 
-def is_soft(reason: str, role: str) -> bool:
-    """May the learned scorer keep a sentence rejected for `reason`?"""
-    return role == "person" and reason in SOFT_REASONS
+def is_soft(reason: str, role: str, text: str) -> bool:
+    """May the learned scorer keep this sentence, rejected for `reason`?"""
+    return role == "person" and reason in SOFT_REASONS and not is_polite_request(text)
 
 
 def pairs(
@@ -52,6 +54,8 @@ def pairs(
             continue
         if reasons[index] == reasons[index + 1] == "fragment":
             continue  # two half sentences are still not a statement
+        if any(reasons[i] in SOFT_REASONS and is_polite_request(sentences[i].text) for i in (index, index + 1)):
+            continue
         text = f"{first.text} {second.text}"
         if len(text) <= PAIR_MAX_CHARS:
             yield index, Sentence(text, "pair")
