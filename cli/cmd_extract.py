@@ -77,6 +77,7 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
         "refused": [],
         "over_cap": 0,
         "max_per_transcript": settings.extractor.max_per_transcript,
+        "cap_per_message": settings.extractor.cap_per_message,
     }
     for name in args.files:
         path = Path(name)
@@ -115,6 +116,7 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
                 "warnings": stats.warnings,
                 "candidates": len(chosen_all),
                 "over_cap": found.over_cap,
+                "cap": found.cap,
             }
         )
         report["over_cap"] += found.over_cap
@@ -207,7 +209,8 @@ def _print_report(report: dict[str, Any]) -> None:
     if report["over_cap"]:
         line += (
             f", {report['over_cap']} left out over the per-transcript cap "
-            f"([extractor] max_per_transcript = {report['max_per_transcript']})"
+            f"([extractor] max_per_transcript = {report['max_per_transcript']}, "
+            f"cap_per_message = {report['cap_per_message']:g})"
         )
     if skipped:
         line += f", {skipped} line(s) skipped"

@@ -248,7 +248,9 @@ def ingest_path(
         known = set(store.known_hashes())
         # The per-transcript cap holds across incremental reads of the same file.
         queued = 0 if replaced else int(previous.get("queued", 0))
-        cap = settings.extractor.max_per_transcript
+        # Messages of the conversation read before this offset (a file read again from its
+        # start counts them again).
+        said = int(previous.get("said", 0)) if offset else 0
         batches = file_candidates(
             path,
             settings.extractor,
@@ -270,6 +272,8 @@ def ingest_path(
                 if candidate.source.origin == "transcript" and _inside(path, inbox_dir(store)):
                     candidate.source.origin = "inbox"
             ranked, _ = rank_and_cap(found.candidates, len(found.candidates))
+            # The cap grows with the conversation read so far, this batch included.
+            cap = settings.extractor.transcript_cap(said + stats.said)
             chosen, written = select_new(ranked, known, max(0, cap - queued))
             queued += len(chosen)
             result.duplicates += written.duplicates
@@ -294,6 +298,7 @@ def ingest_path(
             "inode": stat.st_ino,
             "format": fmt,
             "queued": queued,
+            "said": said + stats.said,
         }
         save_state(store, states)
     return result

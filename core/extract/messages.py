@@ -73,6 +73,16 @@ class Message:
     record: str = ""  # the source record's type where the format has one (e.g. "attachment")
 
     @property
+    def is_said(self) -> bool:
+        """Words of the conversation itself: the person's or the assistant's own text (not
+        a tool call or result, a sub-agent prompt, a summary or an injected file)."""
+        return (
+            self.kind == "text"
+            and self.role in ("user", "assistant")
+            and self.origin in ("", "person", "assistant")
+        )
+
+    @property
     def is_person(self) -> bool:
         """Words the person typed (not a sub-agent prompt, summary or injected file)."""
         if self.origin:
@@ -148,6 +158,7 @@ class ReadStats:
 
     path: str
     messages: int = 0
+    said: int = 0  # text messages of the person or the assistant (the conversation's length)
     skipped: int = 0  # malformed or unknown lines/records
     ignored: int = 0  # known records that carry no conversation (metadata lines)
     warnings: list[str] = field(default_factory=list)

@@ -79,4 +79,5 @@ def read_messages(
         complete_lines_only=complete_lines_only,
     ):
         stats.messages += 1
+        stats.said += message.is_said
         yield message

@@ -62,7 +62,8 @@ _CODE_CHARS = tuple("{}()[];=<>|&$\\")
 _NARRATION = re.compile(
     r"^(?:i['’]ll\b|i will\b|i['’]m going to\b|i am going to\b|let me\b|let['’]s (?:see|check|look|try|start|verify|run)\b|"
     r"now (?:i|let['’]s|let me|i['’]ll|\w+ing)\b|next,? (?:i|let)\b|first,? (?:i|let)\b|"
-    r"i['’]ve (?:\w+ed|made|written|run|found|got|added|done)\b|i have (?:\w+ed|made|written|run|found)\b|"
+    r"i['’]ve (?:\w+ly )?(?:\w+ed|made|written|run|found|got|added|done)\b|"
+    r"i have (?:\w+ly )?(?:\w+ed|made|written|run|found)\b|"
     r"i (?:see|notice|found|can see)\b|"
     r"here['’]s\b|here is\b|here are\b|looking at\b|checking\b|perfect\b|great\b|good\b|excellent\b|"
     r"done\b|sure\b|okay\b|ok\b|alright\b|got it\b|understood\b|you['’]re (?:right|absolutely)|"
@@ -72,6 +73,7 @@ _NARRATION = re.compile(
 )
 _STATUS = re.compile(
     r"\b(?:is done|are done|is complete|are complete|is now complete|is ready|succeeded|passed|"
+    r"is now ready|are now ready|now ready for|"
     r"ran clean|is clean|are clean|all pass|verified end-to-end|works end-to-end|"
     r"no (?:errors|offenses|changes needed)|cleaning up|cleaned up|back to the)\b",
     re.IGNORECASE,

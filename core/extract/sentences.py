@@ -39,7 +39,9 @@ _ABBREVIATION = re.compile(
 @dataclass(frozen=True)
 class Sentence:
     text: str
-    block: str = "text"  # text | list | heading | table | quote | group
+    block: str = "text"  # text | list | heading | table | quote | group | pair
+    part: int = 0  # which block of the message it sits in (sentences of one paragraph or
+    # list item share it)
 
 
 def blocks(text: str) -> list[tuple[str, str]]:
@@ -129,9 +131,9 @@ def split_sentences(text: str) -> list[Sentence]:
             group = f"{head}: " + "; ".join(items)
             if len(group) > GROUP_MAX_CHARS:
                 group = group[:GROUP_MAX_CHARS].rsplit(";", 1)[0]
-            out.append(Sentence(group, "group"))
+            out.append(Sentence(group, "group", index))
             index = end
             continue
-        out += [Sentence(piece, kind) for piece in split_block(body)]
+        out += [Sentence(piece, kind, index) for piece in split_block(body)]
         index += 1
     return out

@@ -11,6 +11,9 @@ max_facts_per_flush = 10   # seed 000's cap per flush
 threshold = 0.6            # seed 001's write threshold for the heuristic extractor
 max_per_transcript = 30    # candidates one transcript may queue, best first; the rest
                            # is counted and reported by `memdesk extract`
+cap_per_message = 0.3      # a long conversation may queue more: this many per message of
+                           # the person or the assistant, when that is above
+                           # max_per_transcript (0: the cap is max_per_transcript)
 scorer = "learned"         # learned (shipped weights) | rules (hand rules only)
 
 [sources]
@@ -24,6 +27,7 @@ homes = { codex = "~/.codex" }   # agents' own folders for `memdesk sources` (op
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -48,9 +52,11 @@ _EXTRACTOR_KEYS = (
     "threshold",
     "max_per_transcript",
     "scorer",
+    "cap_per_message",
 )
 SCORERS: tuple[str, ...] = ("learned", "rules")
 DEFAULT_MAX_PER_TRANSCRIPT = 30
+DEFAULT_CAP_PER_MESSAGE = 0.3
 _SOURCES_KEYS = ("transcripts", "inbox", "homes")
 _HOME_KEYS = ("claude", "codex", "gemini", "copilot")
 
@@ -65,6 +71,13 @@ class ExtractorSettings:
     threshold: float = 0.6
     max_per_transcript: int = DEFAULT_MAX_PER_TRANSCRIPT
     scorer: str = "learned"
+    cap_per_message: float = DEFAULT_CAP_PER_MESSAGE
+
+    def transcript_cap(self, said: int) -> int:
+        """The cap of a transcript holding `said` messages of the person or the assistant
+        (ReadStats.said): max_per_transcript, or more for a long conversation, whose
+        facts are more (a session of 160 messages may queue 48 at 0.3 per message)."""
+        return max(self.max_per_transcript, math.ceil(self.cap_per_message * said))
 
 
 @dataclass(frozen=True)
@@ -146,8 +159,21 @@ def parse_extractor(value: Any) -> ExtractorSettings:
         raise SettingsError(
             "extractor.scorer", f"must be one of {', '.join(SCORERS)}; got {scorer!r}"
         )
+    per_message = table.get("cap_per_message", DEFAULT_CAP_PER_MESSAGE)
+    if isinstance(per_message, bool) or not isinstance(per_message, int | float) or per_message < 0:
+        raise SettingsError(
+            "extractor.cap_per_message", f"must be a number >= 0, got {per_message!r}"
+        )
     return ExtractorSettings(
-        use, command, function, float(timeout), cap, float(threshold), per_transcript, scorer
+        use,
+        command,
+        function,
+        float(timeout),
+        cap,
+        float(threshold),
+        per_transcript,
+        scorer,
+        float(per_message),
     )
 
 

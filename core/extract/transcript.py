@@ -2,8 +2,10 @@
 
 What `memdesk extract FILE` queues for one file, as a library call the benches share.
 The extractor ranks each batch best first; batches are merged by confidence (stable, so a
-batch's own order is kept within a label) and at most `[extractor] max_per_transcript`
-candidates are kept. What is left out is counted in `over_cap`, never dropped silently.
+batch's own order is kept within a label) and at most the transcript's cap is kept:
+`[extractor] max_per_transcript`, or `cap_per_message` per message of the person or the
+assistant when that is more (a long conversation holds more facts). What is left out is
+counted in `over_cap`, never dropped silently.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ class TranscriptResult:
     entries: list[Entry] = field(default_factory=list)
     duplicates: int = 0
     refused: list[tuple[str, list[str]]] = field(default_factory=list)
-    over_cap: int = 0  # candidates beyond max_per_transcript: counted, not queued
+    over_cap: int = 0  # candidates beyond the cap: counted, not queued
+    cap: int = 0  # the cap this transcript had (settings.transcript_cap of its length)
     error: str = ""
     stats: ReadStats | None = None
 
@@ -81,7 +84,8 @@ def transcript_candidates(
         totals.duplicates += written.duplicates
         totals.refused += written.refused
         chosen_all += chosen
-    capped, result.over_cap = rank_and_cap(chosen_all, settings.max_per_transcript)
+    result.cap = settings.transcript_cap(stats.said)
+    capped, result.over_cap = rank_and_cap(chosen_all, result.cap)
     for entry in capped:
         digest = entry.text_hash
         if digest in known:
