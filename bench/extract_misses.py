@@ -43,7 +43,7 @@ from memdesk.core.extract.heuristic import (  # noqa: E402
     eligible_sentences,
     judge,
     pick_scorer,
-    repeated_names,
+    in_transcript,
 )
 from memdesk.core.extract.messages import Message  # noqa: E402
 from memdesk.core.extract.readers import read_messages  # noqa: E402
@@ -157,9 +157,10 @@ def analyse(path: Path, data: Path, show: bool) -> Counter[str]:
     messages = list(read_messages(path))
     items = list(eligible_sentences(messages))
     scorer = pick_scorer({})
+    repeats, contexts = in_transcript(items)
     judged = [
-        (item, judge(item, rep, THRESHOLD, scorer)[:2])
-        for item, rep in zip(items, repeated_names(items), strict=True)
+        (item, judge(item, rep, THRESHOLD, scorer, context)[:2])
+        for item, rep, context in zip(items, repeats, contexts, strict=True)
     ]
     state = {
         "eligible": judged,

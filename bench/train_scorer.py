@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extract_real import default_data  # noqa: E402
 from gold_match import GoldFact, Totals, matches, score_file  # noqa: E402
 from memdesk.core.extract.features import FEATURES, features  # noqa: E402
-from memdesk.core.extract.heuristic import eligible_sentences, repeated_names  # noqa: E402
+from memdesk.core.extract.heuristic import eligible_sentences, in_transcript  # noqa: E402
 from memdesk.core.extract.learned import WEIGHTS_FILE, LearnedScorer  # noqa: E402
 from memdesk.core.extract.readers import read_messages  # noqa: E402
 from memdesk.core.extract.settings import ExtractorSettings  # noqa: E402
@@ -74,9 +74,10 @@ def collect(data: Path, files: list[Path]) -> tuple[Rows, dict[str, int]]:
         facts = gold_of(data, path.name)
         gold_count[path.name] = len(facts)
         items = list(eligible_sentences(read_messages(path)))
-        for item, repeated in zip(items, repeated_names(items), strict=True):
+        repeats, contexts = in_transcript(items)
+        for item, repeated, context in zip(items, repeats, contexts, strict=True):
             found = {f.id for f in facts if matches(f, item.text)}
-            xs.append(features(item.text, item.role, item.block, repeated, item.context))
+            xs.append(features(item.text, item.role, item.block, repeated, context))
             ys.append(1.0 if found else 0.0)
             names.append(path.name)
             hit.append(found)

@@ -81,20 +81,34 @@ def _speaks(message: Message) -> bool:
 def sources(messages: Iterable[Message]) -> Iterator[tuple[Message, str]]:
     """(message, who) for every message that may hold a candidate, in order: who is
     PERSON, AGREED (an assistant turn the person's next message agreed to) or NOTE."""
+    for message, who, _ in sources_and_replies(messages):
+        yield message, who
+
+
+def sources_and_replies(messages: Iterable[Message]) -> Iterator[tuple[Message, str, bool]]:
+    """As `sources`, with whether an agreed turn was accepted outright ("yes", "great",
+    "好") rather than only gone on from (False for the person's words and notes)."""
     turn: list[Message] = []
     for message in messages:
         if not _speaks(message):
             continue
         if message.role == "note":
-            yield message, NOTE
+            yield message, NOTE, False
         elif message.is_person:
             if turn and reply_agrees(message.text):
+                accepted = reply_accepts(message.text)
                 for said in turn:
-                    yield said, AGREED
+                    yield said, AGREED, accepted
             turn = []
-            yield message, PERSON
+            yield message, PERSON, False
         elif message.role == "assistant" and message.origin in ("", "assistant"):
             turn.append(message)
+
+
+@lru_cache(maxsize=4096)
+def reply_accepts(text: str) -> bool:
+    """Does the reply open with an acceptance ("yes", "great", "lgtm", "好的")?"""
+    return bool(_ACCEPT.match(text.strip()[:160]))
 
 
 def agreed_turns(messages: Sequence[Message]) -> list[Message]:

@@ -89,6 +89,8 @@ FEATURES: tuple[str, ...] = (
     "status_mark",
     "assistant_group",
     "assistant_list",
+    "accepted",
+    "person_named",
 )
 MESSAGE_SIZE_FULL = 12  # a message of this many sentences counts fully as long
 
@@ -102,6 +104,8 @@ class Context(NamedTuple):
 
     message_sentences: int = 1  # sentences in the message the sentence comes from
     opening: bool = False  # from the person's first message of the transcript
+    accepted: bool = False  # an assistant turn the person accepted outright ("yes", "great")
+    person_named: float = 0.0  # share of its names the person wrote too (assistant only)
 
 
 NO_CONTEXT = Context()
@@ -125,6 +129,20 @@ def repetition(texts: list[str], message_keys: list[int]) -> list[float]:
             best = max((len(seen[name]) - 1 for name in names), default=0)
             value = known[names] = min(best, REPEATS_FULL) / REPEATS_FULL
         out.append(value)
+    return out
+
+
+def person_named(texts: list[str], roles: list[str]) -> list[float]:
+    """For each assistant sentence, the share of its concrete names the person wrote too,
+    anywhere in the transcript: what the person talks about is what they keep."""
+    said: set[str] = set()
+    for text, role in zip(texts, roles, strict=True):
+        if role == "person":
+            said |= scoring.identifier_tokens(text)
+    out: list[float] = []
+    for text, role in zip(texts, roles, strict=True):
+        names = scoring.identifier_tokens(text) if role == "assistant" else frozenset()
+        out.append(round(len(names & said) / len(names), 2) if names else 0.0)
     return out
 
 
@@ -181,6 +199,8 @@ def features(
         # the agent's plans and summaries come as lists and grouped lists
         "assistant_group": float(role == "assistant" and block == "group"),
         "assistant_list": float(role == "assistant" and block == "list"),
+        "accepted": float(context.accepted),
+        "person_named": context.person_named,
     }
     for name, pattern in _KINDS.items():
         needs = _NEEDS.get(name)

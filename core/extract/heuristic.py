@@ -35,9 +35,9 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from memdesk.core.entry import Entry, Source
-from memdesk.core.extract.agreement import AGREED, sources
+from memdesk.core.extract.agreement import AGREED, sources_and_replies
 from memdesk.core.extract.collapse import Found, collapse
-from memdesk.core.extract.features import NO_CONTEXT, Context, repetition
+from memdesk.core.extract.features import NO_CONTEXT, Context, person_named, repetition
 from memdesk.core.extract.learned import shipped_scorer
 from memdesk.core.extract.messages import Message
 from memdesk.core.extract.provenance import excerpt_of, mentioned_commands, mentioned_files
@@ -195,10 +195,10 @@ def eligible_sentences(messages: Iterable[Message]) -> Iterator[Eligible]:
     """Sentences from the sources that may speak for the person, minus the rejected."""
     order = 0
     opening = True
-    for message, who in sources(messages):
+    for message, who, accepted in sources_and_replies(messages):
         role = _ROLE_OF[who]
         count, kept = message_statements(message.text, role)
-        context = Context(count, opening and role == "person")
+        context = Context(count, opening and role == "person", accepted)
         for index, statement, block, raw, model_only in kept:
             yield Eligible(statement, role, block, message, order + index, raw, model_only, context)
         order += count
@@ -246,6 +246,18 @@ def repeated_names(items: list[Eligible]) -> list[float]:
     return repetition([i.text for i in items], [keys[id(i.message)] for i in items])
 
 
+def in_transcript(items: list[Eligible]) -> tuple[list[float], list[Context]]:
+    """What the whole transcript says about each sentence: how often it comes back to
+    its names (repeated_names), and its context with the share of its names the person
+    wrote (features.person_named)."""
+    shares = person_named([i.text for i in items], [i.role for i in items])
+    contexts = [
+        i.context._replace(person_named=share) if share else i.context
+        for i, share in zip(items, shares, strict=True)
+    ]
+    return repeated_names(items), contexts
+
+
 # What a sentence's verdict depends on: its words as written, role, block, repeat count,
 # whether only the model may keep it, and the message around it.
 JudgeKey = tuple[str, str, str, float, bool, Context]
@@ -264,17 +276,20 @@ def scored_sentences(
     found: list[Found] = []
     kept: list[Message] = []
     items = list(eligible_sentences(messages))
-    repeats = repeated_names(items) if scorer is not None else [0.0] * len(items)
+    if scorer is not None:
+        repeats, contexts = in_transcript(items)
+    else:
+        repeats, contexts = [0.0] * len(items), [item.context for item in items]
     judged: dict[JudgeKey, tuple[bool, float, str]] = {}
     first: dict[JudgeKey, Found] = {}
     listed: dict[JudgeKey, set[tuple[str, str]]] = {}
-    for item, repeated in zip(items, repeats, strict=True):
+    for item, repeated, context in zip(items, repeats, contexts, strict=True):
         # The same words again (a restated rule, a quoted line) are judged once: they
         # collapse into one candidate anyway.
-        key = (item.raw, item.role, item.block, repeated, item.model_only, item.context)
+        key = (item.raw, item.role, item.block, repeated, item.model_only, context)
         verdict = judged.get(key)
         if verdict is None:
-            verdict = judged[key] = judge(item, repeated, threshold, scorer)
+            verdict = judged[key] = judge(item, repeated, threshold, scorer, context)
         keep, value, confidence = verdict
         if not keep:
             continue
@@ -296,7 +311,11 @@ def scored_sentences(
 
 
 def judge(
-    item: Eligible, repeated: float, threshold: float, scorer: Scorer | None
+    item: Eligible,
+    repeated: float,
+    threshold: float,
+    scorer: Scorer | None,
+    context: Context | None = None,
 ) -> tuple[bool, float, str]:
     """(keep, ranking value, confidence label) of one sentence."""
     rules = rule_score(item)
@@ -308,7 +327,7 @@ def judge(
         # people keep. Agreed assistant statements need the model, or hand rules rating
         # them strong (a named root cause and fix). The model ranks everything for the
         # per-transcript cap.
-        value = scorer.score(item.text, item.role, item.block, repeated, item.context)
+        value = scorer.score(item.text, item.role, item.block, repeated, context or item.context)
         if item.model_only:
             keep = value > threshold  # a soft reject or a pair: the hand rules never judged it
         elif item.role == "assistant":
