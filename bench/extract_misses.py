@@ -41,9 +41,9 @@ from memdesk.core.extract.agreement import reply_agrees, sources  # noqa: E402
 from memdesk.core.extract.heuristic import (  # noqa: E402
     clean_statement,
     eligible_sentences,
+    in_transcript,
     judge,
     pick_scorer,
-    in_transcript,
 )
 from memdesk.core.extract.messages import Message  # noqa: E402
 from memdesk.core.extract.readers import read_messages  # noqa: E402

@@ -10,7 +10,6 @@ reporting what was just done, step labels, requests, one-off time words, hedges)
 from __future__ import annotations
 
 import re
-
 from typing import NamedTuple
 
 from memdesk.core.extract import rejects, scoring

@@ -44,7 +44,6 @@ from memdesk.core.extract.provenance import excerpt_of, mentioned_commands, ment
 from memdesk.core.extract.rejects import INTERRUPTION, has_secret, reject_reason
 from memdesk.core.extract.scoring import assistant_score, person_score
 from memdesk.core.extract.sentences import split_sentences
-from memdesk.core.extract.spans import is_soft, pairs
 from memdesk.core.extract.signals import (
     EXPLICIT,
     THRESHOLD,
@@ -55,6 +54,7 @@ from memdesk.core.extract.signals import (
     score,
     signals_of,
 )
+from memdesk.core.extract.spans import is_soft, pairs
 from memdesk.core.guard import is_chitchat
 
 

@@ -134,7 +134,21 @@ _CONCRETE = re.compile(r"[\w.-]+[/.][\w/.-]+|`[^`]+`|\b[a-z]+[A-Z]\w*|\b\w+_\w+|
 
 
 _TRACE_HINTS = ("traceback", 'file "', "at ", "error: ", "exception: ", "line ", "^")
-_LOG_HINTS = ("[", "stderr", "stdout", "(node:", "at ", "::", " in ", "http/", "info:", "debug:", "warning:", "error:", "critical:")
+_LOG_HINTS = (
+    "[",
+    "stderr",
+    "stdout",
+    "(node:",
+    "at ",
+    "::",
+    " in ",
+    "http/",
+    "info:",
+    "debug:",
+    "warning:",
+    "error:",
+    "critical:",
+)
 _QUESTION_ENDS = ("?", "？", "吗", "嗎", "呢")
 
 

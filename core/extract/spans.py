@@ -60,7 +60,10 @@ def pairs(
             continue  # two half sentences are still not a statement
         if second.text.startswith("**"):
             continue
-        if any(reasons[i] in SOFT_REASONS and is_polite_request(sentences[i].text) for i in (index, index + 1)):
+        if any(
+            reasons[i] in SOFT_REASONS and is_polite_request(sentences[i].text)
+            for i in (index, index + 1)
+        ):
             continue
         text = f"{first.text} {second.text}"
         if len(text) <= PAIR_MAX_CHARS:
