@@ -209,8 +209,8 @@ def _print_report(report: dict[str, Any]) -> None:
     if report["over_cap"]:
         line += (
             f", {report['over_cap']} left out over the per-transcript cap "
-            f"([extractor] max_per_transcript = {report['max_per_transcript']}, "
-            f"cap_per_message = {report['cap_per_message']:g})"
+            f"([extractor] max_per_transcript = {report['max_per_transcript']}), "
+            f"more in long conversations (cap_per_message = {report['cap_per_message']:g})"
         )
     if skipped:
         line += f", {skipped} line(s) skipped"

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from memdesk.core.extract.agreement import agreed_turns, reply_agrees, sources
+from memdesk.core.extract.agreement import (
+    agreed_turns,
+    reply_accepts,
+    reply_agrees,
+    sources,
+    sources_and_replies,
+)
 from memdesk.core.extract.heuristic import extract_candidates
 from memdesk.core.extract.messages import Message
 
@@ -33,6 +39,10 @@ def turn(reply: str) -> list[Message]:
         "繼續",
         "add it to the readme and do not commit yet",  # goes on; objects to nothing
         "great! shall we run the migration now?",
+        # a question that goes on from the turn
+        "what would be the next step?",
+        "how can I test this end to end?",
+        "so where are we at?",
     ],
 )
 def test_acceptance_approval_or_continuation_agrees(reply: str) -> None:
@@ -55,6 +65,12 @@ def test_acceptance_approval_or_continuation_agrees(reply: str) -> None:
         "不对，是 3001",
         "不是這樣",
         "[Request interrupted by user]",
+        # a question that doubts or challenges the turn, or asks to do it again
+        "what about the seeds?",
+        "didn't you commit the conversation?",
+        "are you sure?",
+        "为什么是 3000？",
+        "can you retry",
     ],
 )
 def test_objection_question_or_interruption_does_not_agree(reply: str) -> None:
@@ -92,3 +108,16 @@ def test_the_persons_own_words_record_role_person() -> None:
     )
     [entry] = extract_candidates([message], {})
     assert (entry.source.role, entry.source.locator) == ("person", "s:9")
+
+
+def test_an_outright_acceptance_is_told_apart_from_going_on() -> None:
+    assert reply_accepts("yes, go ahead") and reply_accepts("好的")
+    assert not reply_accepts("add it to the readme and do not commit yet")
+    accepted = [
+        (m.text, ok) for m, who, ok in sources_and_replies(turn("great!")) if who != "person"
+    ]
+    went_on = [
+        (m.text, ok) for m, who, ok in sources_and_replies(turn("now the tests")) if who != "person"
+    ]
+    assert accepted == [("Let me check package.json first.", True), (CLAIM, True)]
+    assert went_on == [("Let me check package.json first.", False), (CLAIM, False)]

@@ -55,6 +55,14 @@ def test_a_near_copy_from_the_assistant_keeps_both_roles() -> None:
     assert sorted(pairs) == [("assistant", "t:2"), ("person", "t:1")]
 
 
+def test_copies_of_one_sentence_are_one_candidate_listing_every_record() -> None:
+    messages = [
+        Message("user", RULES[1], origin="person", locator=f"t:{line}") for line in (1, 2, 3)
+    ]
+    [entry] = extract_candidates(messages, RULES_ONLY)
+    assert entry.source.locator == "t:1; t:2; t:3"
+
+
 def test_source_role_round_trips_and_is_left_out_when_empty() -> None:
     entry = Entry("x is y")
     assert "role" not in entry.to_dict()["source"]
@@ -130,6 +138,8 @@ def test_the_cap_holds_across_incremental_reads_of_a_watched_file(tmp_path: Path
         ({"max_per_transcript": 0}, "extractor.max_per_transcript"),
         ({"max_per_transcript": "ten"}, "extractor.max_per_transcript"),
         ({"scorer": "llm"}, "extractor.scorer"),
+        ({"cap_per_message": -1}, "extractor.cap_per_message"),
+        ({"cap_per_message": "more"}, "extractor.cap_per_message"),
     ],
 )
 def test_bad_cap_or_scorer_settings_are_named(table: dict, field: str) -> None:
@@ -140,3 +150,48 @@ def test_bad_cap_or_scorer_settings_are_named(table: dict, field: str) -> None:
         parse_extractor(table)
     defaults = parse_extractor({})
     assert (defaults.max_per_transcript, defaults.scorer) == (30, "learned")
+
+
+def test_a_long_conversation_may_queue_more_than_max_per_transcript() -> None:
+    settings = ExtractorSettings(max_per_transcript=30, cap_per_message=0.3)
+    assert settings.transcript_cap(0) == 30 and settings.transcript_cap(100) == 30
+    assert settings.transcript_cap(160) == 48
+    assert ExtractorSettings(cap_per_message=0).transcript_cap(1000) == 30
+
+
+def write_conversation(path: Path, rules: list[str], filler: int) -> None:
+    """The rules, then `filler` short exchanges (person and assistant messages)."""
+    lines = [json.dumps({"role": "user", "content": rule}) for rule in rules]
+    for index in range(filler):
+        lines.append(json.dumps({"role": "assistant", "content": f"Step {index} done."}))
+        lines.append(json.dumps({"role": "user", "content": "ok"}))
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def test_the_cap_grows_with_the_conversation_and_is_reported(tmp_path: Path) -> None:
+    short, long = tmp_path / "short.jsonl", tmp_path / "long.jsonl"
+    write_conversation(short, RULES, 0)
+    write_conversation(long, RULES, 10)  # 25 messages of the conversation
+    settings = ExtractorSettings(max_per_transcript=2, cap_per_message=0.2, scorer="rules")
+    few = transcript_candidates(short, settings)
+    assert (few.cap, len(few.entries), few.over_cap) == (2, 2, 3)
+    more = transcript_candidates(long, settings)
+    assert (more.cap, len(more.entries), more.over_cap) == (5, 5, 0)
+
+
+def test_the_grown_cap_counts_the_conversation_across_incremental_reads(tmp_path: Path) -> None:
+    store = Store.init(tmp_path)
+    settings = tmp_path / ".memdesk/settings.toml"
+    settings.write_text(
+        settings.read_text("utf-8")
+        + '\n[extractor]\nmax_per_transcript = 1\ncap_per_message = 0.25\nscorer = "rules"\n',
+        "utf-8",
+    )
+    path = tmp_path / "session.jsonl"
+    write_conversation(path, RULES[:1], 3)  # 7 messages: cap 2
+    assert len(ingest_path(store, path).added) == 1
+    with path.open("a", encoding="utf-8") as handle:
+        for rule in RULES[1:]:  # 12 messages read in all: cap 3, one more to queue
+            handle.write(json.dumps({"role": "user", "content": rule}) + "\n")
+    second = ingest_path(store, path)
+    assert len(second.added) == 2 and second.over_cap == 2

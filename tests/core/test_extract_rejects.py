@@ -30,6 +30,10 @@ from memdesk.core.extract.sentences import Sentence
         ("maybe we should always run the linter in CI", "text", "hedge"),
         ("my api key is [REDACTED:openai-key], remember it", "text", "secret"),
         ("remember my token is ghp_BcdB3fet3zU8zSpIBzVI92bkD1zGJ9j2dUZR for CI", "text", "secret"),
+        # test runner and web server output pasted into a message
+        ("FAILED backend/tests/test_api.py::test_health - AssertionError: 405", "text", "log"),
+        ("The run ended with 3 failed, 3 passed, 3 warnings in 23.70s overall", "text", "log"),
+        ('the api reports: INFO: 127.0.0.1:56261 - "OPTIONS /health HTTP/1.1" 405', "text", "log"),
     ],
 )
 def test_rejection_classes(text: str, block: str, reason: str) -> None:
@@ -46,6 +50,9 @@ def test_rejection_classes(text: str, block: str, reason: str) -> None:
         "我来看一下 go.mod 里的版本",
         "讓我檢查一下 go.mod 的設定",
         "Rubocop ran clean across all 35 files",
+        "I see the issue - it is still trying to use the old path /session/stream/",
+        "I've successfully created a fully functional TODO app using Next.js",
+        "The TODO app is now ready for use with a clean architecture",
     ],
 )
 def test_assistant_narration_and_status_are_rejected(text: str) -> None:
