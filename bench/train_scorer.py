@@ -1,13 +1,15 @@
 """Train the learned scorer on the dev gold and judge it on projects it has not seen.
 
-    python bench/train_scorer.py [--data DIR] [--write] [--l2 3.0] [--cap N]
+    python bench/train_scorer.py [--data DIR] [--write] [--l2 3.0] [--floor 0.32]
+                                 [--cap N] [--per-message R]
 
 Rows: every sentence the default extractor would score (its sources, split and minus the
 rejected, core/extract/heuristic.py `eligible_sentences`), with the cue features of
 core/extract/features.py; label 1 when the sentence matches a gold fact of its file by
 the rule of gold/README.md (bench/gold_match.py). A logistic regression (L2, Newton
-steps) is fitted; its threshold is the probability that maximises F1 on the training
-rows (precision = kept rows that match / kept rows, recall = gold facts matched).
+steps) is fitted; its threshold is the probability that keeps the most gold facts among
+the cuts whose training-row precision is at least --floor (precision = kept rows that
+match / kept rows, recall = gold facts matched); with --floor 0, the F1-best cut.
 
 Reported, each through the whole `memdesk extract` path (bench/extract_real.py's
 scoring, cap included):
@@ -28,7 +30,7 @@ import datetime as dt
 import json
 import logging
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -133,8 +135,12 @@ def train(
     return LearnedScorer(tuple(float(v) for v in w), best_threshold(p, rows, mask, gold, floor))
 
 
-def evaluate(data: Path, files: list[Path], scorer: object, cap: int = 0) -> Totals:
+def evaluate(
+    data: Path, files: list[Path], scorer: object, cap: int = 0, per_message: float = -1.0
+) -> Totals:
     settings = ExtractorSettings(max_per_transcript=cap) if cap else ExtractorSettings()
+    if per_message >= 0:
+        settings = replace(settings, cap_per_message=per_message)
     totals = Totals()
     for path in files:
         result = transcript_candidates(path, settings, opts={"scorer": scorer})
@@ -158,7 +164,10 @@ def main() -> int:
     parser.add_argument("--dump", default="", help="also write the model trained on all here")
     parser.add_argument("--cap", type=int, default=0, help="max_per_transcript (default: setting)")
     parser.add_argument(
-        "--floor", type=float, default=0.0, help="pick the cut by recall at this precision"
+        "--per-message", type=float, default=-1.0, help="cap_per_message (default: setting)"
+    )
+    parser.add_argument(
+        "--floor", type=float, default=0.32, help="pick the cut by recall at this precision"
     )
     args = parser.parse_args()
     data = args.data or default_data()
@@ -167,8 +176,15 @@ def main() -> int:
     print(f"{len(rows.y)} sentences, {int(rows.y.sum())} match a gold fact, {len(files)} files")
     everything = np.ones(len(rows.y), dtype=bool)
     model = train(rows, everything, gold, args.l2, args.floor)
-    print(line("rules (hand rules only)", evaluate(data, files, "rules", args.cap)))
-    print(line("learned, dev (trained on all)", evaluate(data, files, model, args.cap)))
+    print(
+        line("rules (hand rules only)", evaluate(data, files, "rules", args.cap, args.per_message))
+    )
+    print(
+        line(
+            "learned, dev (trained on all)",
+            evaluate(data, files, model, args.cap, args.per_message),
+        )
+    )
     pooled = Totals()
     projects = sorted({project_of(p.name) for p in files})
     file_names = np.array(rows.file)
@@ -176,7 +192,7 @@ def main() -> int:
         held = [p for p in files if project_of(p.name) == project]
         mask = np.array([project_of(n) != project for n in file_names], dtype=bool)
         held_model = train(rows, mask, gold, args.l2, args.floor)
-        result = evaluate(data, held, held_model, args.cap)
+        result = evaluate(data, held, held_model, args.cap, args.per_message)
         pooled.candidates += result.candidates
         pooled.matched_candidates += result.matched_candidates
         pooled.gold += result.gold

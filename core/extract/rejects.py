@@ -120,8 +120,21 @@ def is_fragment(text: str) -> bool:
     return text.rstrip().endswith((",", "—", "-", "–", "(", "and", "or", "的", "，", "、"))
 
 
+# A shell command continued on the next line ("curl 'http://…' \\ -H …", starting with
+# the command or a flag) or an opaque run of base64/hex (a key, a hash, a token): pasted
+# material, not prose.
+_SHELL_CONTINUATION = re.compile(r"^(?:--?\w|[a-z][\w.-]*\s)(?:.*\s)?\\(?:\s|$)")
+_OPAQUE = re.compile(
+    r"(?=[A-Za-z0-9+/=_-]{32,})(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)[A-Za-z0-9+/=_-]{32,}"
+)
+
+
 def looks_like_code(text: str) -> bool:
     if _CODE_START.match(text):
+        return True
+    if "\\" in text and _SHELL_CONTINUATION.search(text):
+        return True
+    if len(text) >= 32 and _OPAQUE.search(text):
         return True
     stripped = re.sub(r"`[^`]*`", "", text)  # inline code in prose is fine
     if not stripped:

@@ -34,6 +34,9 @@ from memdesk.core.extract.sentences import Sentence
         ("FAILED backend/tests/test_api.py::test_health - AssertionError: 405", "text", "log"),
         ("The run ended with 3 failed, 3 passed, 3 warnings in 23.70s overall", "text", "log"),
         ('the api reports: INFO: 127.0.0.1:56261 - "OPTIONS /health HTTP/1.1" 405', "text", "log"),
+        # a shell command continued on the next line, an opaque key or hash
+        ("curl 'http://localhost:8000/api/v1/auth/login' \\ -H 'Accept: json' \\", "text", "code"),
+        ("the build hash was Gu86YxuNMowRinQjLT+SFKb92HrPqtRBd97mxakZI6ks for now", "text", "code"),
     ],
 )
 def test_rejection_classes(text: str, block: str, reason: str) -> None:
@@ -105,3 +108,8 @@ def test_interrupt_marker_glued_to_the_persons_words_is_cut_out() -> None:
     [entry] = extract_candidates([Message("user", text)], {})
     assert "interrupted" not in entry.summary
     assert entry.summary.startswith("the auth command should not exist")
+
+
+def test_prose_naming_a_command_is_not_code() -> None:
+    text = "Their example uses CURL: curl -X POST https://openrouter.ai/api/v1/completions \\"
+    assert reject_reason(Sentence(text), "person") == ""
