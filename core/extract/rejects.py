@@ -49,7 +49,7 @@ _LOG_ANYWHERE = re.compile(
     r"\bHTTP/\d(?:\.\d)?\"? \d{3}\b|^(?:INFO|DEBUG|WARNING|ERROR|CRITICAL):\s"
 )
 _TRACEBACK = re.compile(
-    r"traceback \(most recent call last\)|^\s*file \"[^\"]+\", line \d+|^\s*at [\w$.<>]+ \(|"
+    r"traceback \(most recent call last\)|^\s*file \"[^\"]+\", line \d+|^\s*at [\w$.<>]+ (?:\[as \w+\] )?\(|"
     r"^\s*at .+:\d+:\d+\)?$|^\w+(?:error|exception): |\bline \d+, in \w+|^\s*\^+\s*$",
     re.IGNORECASE,
 )
@@ -124,9 +124,15 @@ def is_fragment(text: str) -> bool:
 # the command or a flag) or an opaque run of base64/hex (a key, a hash, a token): pasted
 # material, not prose.
 _SHELL_CONTINUATION = re.compile(r"^(?:--?\w|[a-z][\w.-]*\s)(?:.*\s)?\\(?:\s|$)")
-_OPAQUE = re.compile(
-    r"(?=[A-Za-z0-9+/=_-]{32,})(?=\S*[a-z])(?=\S*[A-Z])(?=\S*\d)[A-Za-z0-9+/=_-]{32,}"
-)
+_OPAQUE_RUN = re.compile(r"[A-Za-z0-9+=_-]{32,}")  # not "/": a path is not a key
+
+
+def _opaque(text: str) -> bool:
+    """A run of 32+ key characters mixing lower case, upper case and digits."""
+    for run in _OPAQUE_RUN.findall(text):
+        if not run.islower() and not run.isupper() and any(ch.isdigit() for ch in run):
+            return True
+    return False
 
 
 def looks_like_code(text: str) -> bool:
@@ -134,7 +140,7 @@ def looks_like_code(text: str) -> bool:
         return True
     if "\\" in text and _SHELL_CONTINUATION.search(text):
         return True
-    if len(text) >= 32 and _OPAQUE.search(text):
+    if len(text) >= 32 and _opaque(text):
         return True
     stripped = re.sub(r"`[^`]*`", "", text)  # inline code in prose is fine
     if not stripped:

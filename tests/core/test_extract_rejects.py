@@ -21,6 +21,7 @@ from memdesk.core.extract.sentences import Sentence
         ("CLI stderr: [2025-07-13T06:56:18.016Z] [ERROR] Failed to decrypt content", "text", "log"),
         ('File "backend/app.py", line 5, in load_config', "text", "traceback"),
         ("Traceback (most recent call last): something broke", "text", "traceback"),
+        ("at process.emit [as emit] (~/app/node_modules/x/index.js:12:5)", "text", "traceback"),
         ("const server = createServer(app);", "text", "code"),
         ("def handler(event, context): return None", "text", "code"),
         ("[Request interrupted by user for tool use]", "text", "marker"),
