@@ -15,7 +15,10 @@ only, split by line, keep non-empty lines that start with a cue prefix
    fences dropped; hard-wrapped lines joined; nothing glued without a space;
 3. rejections (rejects.py): fragments, headings, table rows, log lines, tracebacks,
    code, narration, interrupt markers, questions, one-task requests, secrets;
-4. scores (scoring.py, on seed 001's scale) above `threshold` (0.6) are kept;
+   pairs of neighbouring sentences and the person's soft rejects (a question, a bare
+   request) are offered too, for the learned scorer alone (spans.py);
+4. scores (scoring.py and the learned scorer, on seed 001's scale) above `threshold`
+   (0.6) are kept;
 5. near and quoted duplicates collapse into one candidate with both sources
    (collapse.py); the rest is ranked best first. The per-transcript cap
    (`[extractor] max_per_transcript`) is applied by whoever reads a whole transcript
