@@ -283,9 +283,10 @@ def scored_sentences(
         repeats, contexts = in_transcript(items)
     else:
         repeats, contexts = [0.0] * len(items), [item.context for item in items]
+    # Per judged key: the verdict, and the candidate of its first copy with the sources
+    # listed so far (None while no copy was kept).
     judged: dict[JudgeKey, tuple[bool, float, str]] = {}
-    first: dict[JudgeKey, Found] = {}
-    listed: dict[JudgeKey, set[tuple[str, str]]] = {}
+    first: dict[JudgeKey, tuple[Found, set[tuple[str, str]]]] = {}
     for item, repeated, context in zip(items, repeats, contexts, strict=True):
         # The same words again (a restated rule, a quoted line) are judged once: they
         # collapse into one candidate anyway.
@@ -293,22 +294,24 @@ def scored_sentences(
         verdict = judged.get(key)
         if verdict is None:
             verdict = judged[key] = judge(item, repeated, threshold, scorer, context)
+        elif not verdict[0]:
+            continue
         keep, value, confidence = verdict
         if not keep:
             continue
-        where = item.message.locator
+        source = (item.role, item.message.locator)
         copy_of = first.get(key)
         if copy_of is not None:
             # The same words scored the same: one more source of the first copy, which
             # collapse() then handles once instead of once per copy.
-            source = (item.role, where)
-            if source not in listed[key]:
-                listed[key].add(source)
-                copy_of.also.append(source)
+            winner, listed = copy_of
+            if source not in listed:
+                listed.add(source)
+                winner.also.append(source)
             continue
-        first[key] = Found(item.text, value, item.role, where, item.order, len(kept), confidence)
-        listed[key] = {(item.role, where)}
-        found.append(first[key])
+        winner = Found(item.text, value, item.role, source[1], item.order, len(kept), confidence)
+        first[key] = (winner, {source})
+        found.append(winner)
         kept.append(item.message)
     return found, kept
 
