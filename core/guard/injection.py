@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 
 from memdesk.core.guard.injection_rules import INJECTION_RULES, NEGATION, SUSPICIOUS
-from memdesk.core.guard.injection_signals import combined_signals
-from memdesk.core.guard.normalise import decoded_base64, variants
+from memdesk.core.guard.decoders import decoded_base64
+from memdesk.core.guard.injection_score import THRESHOLD, score
+from memdesk.core.guard.normalise import readings
 
 
 @dataclass(frozen=True)
@@ -72,20 +73,19 @@ def find_injection(text: str) -> Finding | None:
     if text.isascii() and _PLAIN_TOKEN.fullmatch(text) and not decoded_base64(text):
         return None
     weaker: Finding | None = None
-    readings = variants(text)
-    for reading in readings:
-        finding = _find_in(reading)
+    seen = readings(text)
+    for reading in seen:
+        finding = _find_in(reading.text)
         if finding is None:
             continue
         if finding.suspicious:
             return finding
         weaker = weaker or finding
-    for reading in readings:
-        signals = combined_signals(reading)
-        if signals:
-            return Finding(
-                "combines moves of an injection: " + ", ".join(sorted(signals)), SUSPICIOUS
-            )
+    for reading in seen:
+        found = score(reading.text, reading.hidden)
+        if found.value >= THRESHOLD:
+            moves = ", ".join(found.features) + (" (hidden)" if reading.hidden else "")
+            return Finding(f"combines moves of an injection: {moves}", SUSPICIOUS)
     return weaker
 
 
