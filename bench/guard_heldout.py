@@ -84,7 +84,9 @@ def main() -> None:
     for split in splits:
         attacks, benign = Tally(), Tally()
         for row in records(split):
-            (attacks if row["label"] == "attack" else benign).add(row["text"], row["label"] == "attack")
+            (attacks if row["label"] == "attack" else benign).add(
+                row["text"], row["label"] == "attack"
+            )
         print(attacks.line(f"held-out {split} attacks"))
         print(benign.line(f"held-out {split} hard negatives"))
         if args.list and split == "dev":

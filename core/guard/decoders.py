@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import codecs
 import re
 
 MAX_DECODED = 20
@@ -31,11 +30,15 @@ _LETTERS = re.compile(r"[A-Za-z\u3400-\u9fff]{3}")
 _WORD = re.compile(r"[a-z]+")
 # The most frequent English words, and the words an instruction to an agent is made of.
 _COMMON = frozenset(
-    "the and to of a in is you your all for this that with it me my on be are not do "
-    "now from any every what as or at by if then them their these those will can must "
-    "ignore previous prior instructions rules send file key keys token secret password "
-    "run command user system prompt reveal print email upload forget above always never".split()
-)
+    {
+        "the", "and", "to", "of", "a", "in", "is", "you", "your", "all", "for", "this", "that",
+        "with", "it", "me", "my", "on", "be", "are", "not", "do", "now", "from", "any", "every",
+        "what", "as", "or", "at", "by", "if", "then", "them", "their", "these", "those", "will",
+        "can", "must", "ignore", "previous", "prior", "instructions", "rules", "send", "file",
+        "key", "keys", "token", "secret", "password", "run", "command", "user", "system",
+        "prompt", "reveal", "print", "email", "upload", "forget", "above", "always", "never"
+    }
+)  # fmt: skip
 
 
 def _readable(raw: bytes) -> str | None:
@@ -86,18 +89,49 @@ def decoded_hex(text: str) -> list[str]:
     return out
 
 
-def _common_words(text: str) -> int:
-    return sum(1 for word in _WORD.findall(text.lower()) if word in _COMMON)
+_ROT13 = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+)
 
 
 def rot13_reading(text: str) -> str | None:
-    """The rot13 reading of `text` when it reads as English better than the text does."""
-    letters = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-    if letters < 16:
+    """The rot13 reading of `text` when it reads as English better than the text does
+    (at least three more common words)."""
+    words = _WORD.findall(text.lower())
+    if len(words) < 3:
         return None
-    turned = codecs.encode(text, "rot13")
-    gained = _common_words(turned) - _common_words(text)
-    return turned if gained >= 3 else None
+    gained = sum(1 for word in words if word.translate(_ROT13) in _COMMON) - sum(
+        1 for word in words if word in _COMMON
+    )
+    return text.translate(_ROT13) if gained >= 3 else None
+
+
+# Unicode tag characters (U+E0020..U+E007E) mirror ASCII and render as nothing: text
+# written in them is invisible to a person and plain to a model.
+_TAGS = re.compile("[\U000e0020-\U000e007e]{4,}")
+# Digits and signs standing for letters ("1gn0r3 4ll pr3v10us").
+_LEET = str.maketrans("013457@$", "oieastas")
+_LEET_WORD = re.compile(
+    r"\b(?=[A-Za-z0-9@$]*[A-Za-z])(?=[A-Za-z0-9@$]*[013457@$])[A-Za-z0-9@$]{3,}\b"
+)
+
+
+def tag_text(text: str) -> str | None:
+    """The ASCII written in invisible Unicode tag characters, or None."""
+    found = _TAGS.findall(text)
+    if not found:
+        return None
+    return " ".join("".join(chr(ord(ch) - 0xE0000) for ch in run) for run in found)
+
+
+def leet_reading(text: str) -> str | None:
+    """`text` with digits read as the letters they stand for, when three or more words
+    mix letters and such digits (a version number or a hash alone does not count)."""
+    words = _LEET_WORD.findall(text)
+    if len(words) < 3:
+        return None
+    return _LEET_WORD.sub(lambda m: m.group(0).lower().translate(_LEET), text)
 
 
 def html_comments(text: str) -> list[str]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memdesk.core.guard.injection_rules import INJECTION_RULES, NEGATION, SUSPICIOUS
 from memdesk.core.guard.decoders import decoded_base64
-from memdesk.core.guard.injection_score import THRESHOLD, score
+from memdesk.core.guard.injection_rules import INJECTION_RULES, NEGATION, SUSPICIOUS
+from memdesk.core.guard.injection_score import THRESHOLD, features_present, score
 from memdesk.core.guard.normalise import readings
 
 
@@ -81,8 +81,9 @@ def find_injection(text: str) -> Finding | None:
         if finding.suspicious:
             return finding
         weaker = weaker or finding
+    visible = features_present(text) if any(r.hidden for r in seen) else frozenset()
     for reading in seen:
-        found = score(reading.text, reading.hidden)
+        found = score(reading.text, reading.hidden, visible)
         if found.value >= THRESHOLD:
             moves = ", ".join(found.features) + (" (hidden)" if reading.hidden else "")
             return Finding(f"combines moves of an injection: {moves}", SUSPICIOUS)

@@ -52,11 +52,16 @@ _SENSITIVE_EN = (
 _SENSITIVE_ZH = r"(?:密钥|秘钥|私钥|令牌|密码|口令|凭证|凭据|环境变量|系统提示|隐藏指令|对话内容|聊天记录|\.env|API\s*Key|token)"
 _OUT_TARGET = (
     r"(?:https?://|ftp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+\.[\w.]+|"
-    r"\b(?:webhook|endpoint|server|pastebin|gist)\b)"
+    r"\b(?:webhook|endpoint|server|pastebin|gist|requestbin|webhook\.site|ngrok|interactsh|burpcollaborator)\b)"
 )
 _REPLIES = (
     r"(?:answers?|responses?|replies|reply|messages?|outputs?|summar(?:y|ies)|commit\s+messages?|"
     r"pr\s+descriptions?|pull\s+request\s+descriptions?|comments?|chat)"
+)
+
+_SLOT = (
+    r"(?:conversation|chat|history|secrets?|tokens?|api_?keys?|passwords?|credentials?|messages?|env|"
+    r"context|summary|prompt|memory)"
 )
 
 # name: (weight, negatable, [regex, ...])
@@ -86,14 +91,16 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\b(?:administrator|admin|maintainer|security\s+team|anthropic|openai)\b[^\n]{0,40}\b(?:disabled|approved|"
         r"authori[sz]ed|requires?|orders?|decided|turned\s+off|lifted|waived)\b",
         r"(?i)\bthis\s+is\s+(?:anthropic|openai|the\s+(?:admin|system|developer|maintainer)|your\s+(?:developer|creator|operator))\b",
-        r"(?i)\b(?:official|mandatory|priority)\s+(?:notice|instruction|directive|override|update)\b",
+        r"(?i)\b(?:official|mandatory|priority)\s+(?:notice|instruction|directive|override|update)\b|"
+        r"\b(?:company|corporate|new)\s+(?:policy|directive)\s+(?:requires|says|is)\b",
         r"(?m)^\W{0,4}(?:系统|管理员|开发者|官方)\s*(?:消息|通知|公告|指令)?\s*[:：]",
         r"(?:用户|管理员|主人|老板|开发团队|官方|团队)(?:已经|已|早就|之前)?(?:明确)?(?:授权|批准|同意|允许|确认)",
         r"(?:来自|出自)[^。\n]{0,10}(?:官方|管理员|开发团队|系统)|官方通知|管理员通知|系统通知",
     ]),
     "override": (0.7, False, [
         r"(?i)\b(?:ignor|disregard|forget|forgot|overrid|overrul|bypass|discard|abandon|supersed|replac|"
-        r"scrap|throw\s+out|set\s+aside|stop\s+(?:following|obeying|listening\s+to))\w*\b[^\n]{0,30}?\b"
+        r"scrap|throw\s+out|set\s+aside|neglect|pay\s+no\s+attention\s+to|(?:do\s+not|don'?t|no\s+longer)\s+(?:follow|obey|apply)|"
+        r"stop\s+(?:following|obeying|listening\s+to))\w*\b[^\n]{0,30}?\b"
         r"(?:" + _BEFORE + r"\s+)?(?:[\w']+\s+){0,2}(?:" + _RULES + r"|user|human|person)\b",
         r"(?i)\b" + _BEFORE + r"\s+(?:\w+\s+){0,2}" + _RULES + r"\b[^\n]{0,30}?\b(?:are|is|were|was|have\s+been|has\s+been)\s+"
         r"(?:now\s+)?(?:obsolete|void|invalid|cancel+ed|revoked|outdated|superseded|replaced|lifted|suspended|"
@@ -103,7 +110,7 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\byour\s+(?:real|true|actual|new)\s+(?:instructions|rules|orders|task|purpose|goal)\s+(?:are|is)\b",
         r"(?i)\b(?:over|instead\s+of|rather\s+than|above|before)\s+(?:your|the\s+system'?s?)\s+(?:guidelines|instructions|rules|"
         r"system\s+prompt|policies|training)\b",
-        r"(?:忽略|无视|忽视|忘记|忘掉|抛开|绕过|推翻|废除|不要理会)[^。\n]{0,12}?(?:指令|指示|规则|设定|约束|要求|提示|命令|限制)",
+        r"(?:忽略|无视|忽视|忘记|忘掉|抛开|绕过|推翻|废除|不要理会|不用管|别管|不必遵守|不用遵守|无需遵守|不再遵守)[^。\n]{0,12}?(?:指令|指示|规则|设定|约束|要求|提示|命令|限制)",
         r"(?:之前|以前|先前|上面|上述|以上|前面|原来|原有|原先|所有|全部)[^。\n]{0,10}?(?:指令|指示|规则|设定|系统提示|提示词|内容|要求)"
         r"[^。\n]{0,8}?(?:作废|失效|无效|不再有效|不算数|取消|废除)",
         r"(?:作废|失效|废除)[^。\n]{0,6}(?:改为|改成|换成|以下|下面)",
@@ -132,10 +139,13 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"\bimpersonate\b|\bassume\s+the\s+(?:role|identity)\b",
         r"(?i)\byou(?:'re|\s+are)\s+(?:now|no\s+longer)\b|\bfrom\s+(?:now|this\s+point)\s+on,?\s+you\s+are\b|"
         r"\byou\s+will\s+now\s+be\b|\byour\s+new\s+(?:name|role|identity|persona)\b",
-        r"(?i)\b(?:switch|go|enter|turn)\s+(?:in)?to\s+['\"]?\w+(?:\s+\w+)?['\"]?\s+mode\b|\b(?:jailbreak|developer|god|"
-        r"dan|unrestricted|unfiltered|sudo|admin|debug)\s+mode\b|\bDAN\b",
+        r"(?i)\b(?:switch|go|enter|turn|put\s+yourself)\s+(?:in)?to\s+['\"]?\w+(?:\s+\w+)?['\"]?\s+mode\b|"
+        r"\b(?:activate|enable|you(?:'re|\s+are)\s+(?:now\s+)?(?:in|running\s+in))\s+(?:the\s+)?['\"]?(?:developer|debug|admin|"
+        r"sudo|root|maintenance|god|jailbreak|unrestricted)['\"]?\s+mode\b|\b(?:jailbreak|jailbroken|god|dan|unrestricted|"
+        r"unfiltered)\s+mode\b|\bDAN\b",
+        r"(?i)\byou\s+(?:have\s+been|are)\s+(?:freed|liberated|unlocked|jailbroken)\b|\bsimulate\s+(?:an?\s+)?(?:ai|assistant|model|terminal|shell)\b",
         r"(?:扮演|假装|充当|冒充|模拟)(?:你是|成|一个|一名|系统)?|你(?:现在|从现在起|从现在开始)?(?:是|成为)一个(?:没有|不受|无)|"
-        r"(?:进入|切换到|开启)[^。\n]{0,6}模式|你不再是",
+        r"(?:进入|切换到|开启)[^。\n]{0,6}模式|你不再是|越狱",
     ]),
     "unrestricted": (0.5, False, [
         r"(?i)\b(?:unrestricted|unfiltered|uncensored|no\s+(?:safety\s+)?(?:rules|limits|restrictions|filters|guardrails|"
@@ -149,6 +159,8 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?:your|the)\s+(?:full\s+|entire\s+|complete\s+|hidden\s+|initial\s+|original\s+|secret\s+)*"
         r"(?:system\s+prompt|hidden\s+(?:prompt|instructions)|(?:initial|original|hidden|secret)\s+instructions|"
         r"instructions\s+you\s+(?:were|have\s+been)\s+given)\b",
+        r"(?i)\bwhat\s+(?:were\s+you|have\s+you\s+been)\s+told\s+(?:before|at\s+the\s+start|by\s+(?:the\s+)?system)\b|"
+        r"\b(?:paste|quote|copy)\s+your\s+(?:instructions|system\s+message|prompt)\b",
         r"(?:输出|显示|复述|告诉我|打印|重复|泄露|展示|给出|列出)[^。\n]{0,10}(?:你的)?(?:系统提示|隐藏指令|隐藏的指令|初始指令|原始指令|内部指令)",
         r"(?:你的)(?:系统提示|隐藏指令|隐藏的指令|初始指令|原始指令|内部指令)[^。\n]{0,12}(?:输出|显示|复述|告诉|打印|重复|展示|列出|说出)",
     ]),
@@ -164,9 +176,14 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?:any|all|every|whatever)\b|\bnever\s+asking\b",
         r"(?:无需|不需要?|不再需要|不用|不必|不要|别|跳过|不经)[^。\n]{0,8}?(?:确认|询问|请示|审批|批准|许可|审核|同意|问)",
     ]),
+    "broad": (0.4, True, [
+        r"(?i)\b(?:any|all|every|whatever|arbitrary)\s+(?:shell\s+|terminal\s+|git\s+)?(?:commands?|scripts?|code|requests?|"
+        r"operations?|changes?|actions?)\b",
+        r"(?:任何|所有|一切|全部)(?:的)?(?:命令|脚本|操作|请求|文件|更改)",
+    ]),
     "urgency": (0.4, True, [
         r"(?i)\b(?:right\s+away|immediately|at\s+once|without\s+delay|straight\s+away|just\s+(?:run|do|execute)\s+(?:it|them|this))\b",
-        r"(?:立即|立刻|马上|直接)(?:在终端)?(?:执行|运行|删除|推送|提交)",
+        r"(?:立即|立刻|马上|直接|赶紧)(?:在终端)?(?:里)?(?:执行|运行|删除|推送|提交|发送|上传)",
     ]),
     "sensitive": (0.5, True, [_SENSITIVE_VARS, _SENSITIVE_EN, _SENSITIVE_ZH]),
     "channel": (0.6, True, [
@@ -174,17 +191,23 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         + _OUT_TARGET,
         r"(?i)\b(?:curl|wget|http|fetch|invoke-webrequest|iwr)\b[^\n]{0,80}?(?:\s-d\b|--data[\w-]*|\s-F\b|--form|--post-data|"
         r"--post-file|--upload-file|\s-T\b|\s-X\s*(?:POST|PUT))",
+        r"(?i)\b(?:send|give|e-?mail|mail|forward|dm|message)\s+(?:it\s+|them\s+|that\s+)?(?:to\s+)?me\b",
+        r"(?:发送|发到|发给|上传|传到|提交到|同步到|寄到|转发)[^。\n]{0,20}(?:https?://|\S+@\S+|服务器|\d{1,3}(?:\.\d{1,3}){3})",
+    ]),
+    # Into the agent's own answers, commits or PRs: an ordinary formatting rule on its
+    # own, a leak when what goes there is sensitive.
+    "into_replies": (0.5, True, [
         r"(?i)\b(?:append|include|add|attach|insert|embed|put|paste|write|print|echo|end)\b[^\n]{0,60}?\b(?:to|in|into|at|with)\s+"
         r"(?:the\s+(?:end|bottom|top)\s+of\s+)?(?:every|each|all|your|the|the\s+next|any)\s+(?:\w+\s+)?" + _REPLIES + r"\b",
         r"(?i)\bend\s+(?:every|each|all|your)\s+" + _REPLIES + r"\s+with\b",
         r"(?i)\b(?:reply|respond|answer)\s+(?:to\s+)?(?:every|each|all|any)\s+\w+\s+with\b|\battached\b[.!]?$",
-        r"(?i)\b(?:send|give|e-?mail|mail|forward|dm|message)\s+(?:it\s+|them\s+|that\s+)?(?:to\s+)?me\b",
-        r"(?:发送|发到|发给|上传|传到|提交到|同步到|寄到|转发)[^。\n]{0,20}(?:https?://|\S+@\S+|服务器|\d{1,3}(?:\.\d{1,3}){3})",
         r"(?:附在|附上|贴到|写进|写入|写到|加到|放到|附加到|加在)[^。\n]{0,8}(?:每次|每个|每条|所有)?[^。\n]{0,4}(?:回答|回复|答复|输出|消息|提交|末尾|结尾)",
-        r"(?:每次|每个|每条|所有)(?:回答|回复|答复|提交)[^。\n]{0,20}(?:附|加|写|贴|带上|包含)",
+        r"(?:每次|每个|每条|所有)(?:回答|回复|答复|提交)[^。\n]{0,20}(?:附上|附加|加上|贴上|带上)",
     ]),
     "placeholder": (1.0, False, [
-        r"(?i)(?:https?://|\]\()[^\s)]*[?&=/][^\s)]*?(?:\{\{?[^}\s]{1,40}\}\}?|<[^>\n]{2,60}>|\$\([^)\n]{1,80}\)|"
+        # A URL template ({projectId}) is ordinary; a slot for what the agent knows is not.
+        r"(?i)(?:https?://|\]\()[^\s)]*[?&=/][^\s)]*?(?:\{\{?[^}\s]{0,20}" + _SLOT + r"[^}\s]{0,20}\}\}?|"
+        r"<[^>\n]{0,40}\b" + _SLOT + r"[^>\n]{0,40}>|<[^>\n]*\s[^>\n]*\s[^>\n]*>|\$\([^)\n]{1,80}\)|"
         r"\b[A-Z]+_(?:HERE|GOES_HERE)\b|\[(?:INSERT|REPLACE|PUT)[^\]]*\])",
         r"(?:https?://)[^\s)]*[?&][\w-]+=[^\s)&]*[\u3400-\u9fff]",
     ]),
@@ -205,7 +228,7 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
     "persistence": (0.4, False, [
         r"(?i)\b(?:from\s+now\s+on|from\s+this\s+point|going\s+forward|henceforth|permanently|forever|in\s+all\s+future|"
         r"for\s+all\s+future|every\s+(?:future\s+)?session|whenever|always|in\s+(?:every|each)\s+(?:future\s+)?session)\b",
-        r"(?:从现在起|从现在开始|从今以后|以后|今后|永远|永久|一律|每次|往后|从今天起)",
+        r"(?:从现在起|从现在开始|从今以后|以后|今后|永远|永久|一律|往后|从今天起)",
     ]),
     "memory_write": (0.4, False, [
         r"(?i)\b(?:add|save|store|write|put|commit)\b[^\n]{0,20}\b(?:to|in|into|as)\s+(?:your\s+)?(?:memory|memories|"
@@ -221,7 +244,8 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"|\b(?:it\s+is|it'?s)\s+(?:fine|safe|ok(?:ay)?)\s+to\s+(?:paste|share|post|send|commit|print)\b",
         r"(?i)\b(?:disable|skip|delete|remove|comment\s+out)\s+(?:the\s+)?(?:failing\s+)?tests?(?:\s+suite)?\b[^\n]{0,40}"
         r"\b(?:commit|push|merge)\w*\s+(?:anyway|regardless)",
-        r"(?i)\b(?:commit|push|merge)\s+anyway\b",
+        r"(?i)\b(?:commit|push|merge)\s+anyway\b|\b(?:disable|turn\s+off|bypass|skip)\s+(?:the\s+)?(?:security|safety|"
+        r"secret|virus|malware)\s+(?:scan|scanning|checks?|hooks?|review)s?\b",
         r"(?:自动|直接|一律)(?:批准|通过|合并)|(?:回答|说|回复)[^。\n]{0,6}(?:没有风险|没有问题|是安全的|很安全)|"
         r"(?:跳过|忽略|关闭|禁用)[^。\n]{0,6}(?:测试|检查)[^。\n]{0,10}(?:提交|推送|合并)",
     ]),

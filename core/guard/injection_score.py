@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memdesk.core.guard.injection_features import FEATURES
+from memdesk.core.guard.injection_features import FEATURES, Feature
 
 THRESHOLD = 1.0
 HIDDEN_BONUS = 0.5
@@ -27,11 +27,13 @@ _CARRIED = frozenset(
 )
 # Features that name what is at stake rather than ask for anything: a decoded log line
 # mentioning a token is not an instruction, so they earn no bonus for being hidden.
-_OBJECTS = frozenset({"sensitive", "danger", "persistence"})
+_OBJECTS = frozenset({"sensitive", "danger", "persistence", "into_replies"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
 _CLAUSE = re.compile(r"[,，:：、;；]\s*")
+# "No need to ask" and "you don't have to confirm" waive a step; they do not forbid one.
 _NEGATION = re.compile(
-    r"(?i)\b(?:never|not|don'?t|do\s+not|must\s+not|shouldn'?t|can'?t|cannot|avoid|no)\b|"
+    r"(?i)\b(?:never|not(?!\s+(?:required|needed|necessary))|(?:don'?t|do\s+not)(?!\s+(?:need|have)\s+to)|"
+    r"must\s+not|shouldn'?t|can'?t|cannot|avoid|no(?!\s+(?:need|longer|reason|problem)))\b|"
     r"不要|别|禁止|不得|切勿|不能|不可"
 )
 _MAX_SENTENCE = 600  # characters of one sentence looked at: bounds the work on a blob
@@ -43,10 +45,10 @@ class Score:
     features: tuple[str, ...]
 
 
-def _features_of(sentence: str) -> set[str]:
+def _features_of(sentence: str, present: list[Feature]) -> set[str]:
     found: set[str] = set()
     clauses: list[tuple[int, str]] | None = None
-    for feature in FEATURES:
+    for feature in present:
         if not feature.negatable:
             if feature.pattern.search(sentence):
                 found.add(feature.name)
@@ -64,18 +66,35 @@ def _features_of(sentence: str) -> set[str]:
     return found
 
 
-def score(text: str, hidden: bool = False) -> Score:
-    """The highest-scoring sentence (with what it carries over) of one reading."""
+def features_present(text: str) -> frozenset[str]:
+    """The features found anywhere in `text`, negated or not (a cheap upper bound)."""
+    return frozenset(feature.name for feature in FEATURES if feature.pattern.search(text))
+
+
+def score(text: str, hidden: bool = False, visible: frozenset[str] = frozenset()) -> Score:
+    """The highest-scoring sentence (with what it carries over) of one reading.
+
+    `hidden` readings earn the bonus only for features not already `visible` in the
+    text as a person sees it: a reading that merely repeats the visible words with
+    digits as letters or an escape decoded reveals nothing new.
+    """
     best = Score(0.0, ())
+    # Features found anywhere in the reading: if all of them together cannot reach the
+    # threshold, no sentence can (most text stops here, after one pass per feature).
+    present = [feature for feature in FEATURES if feature.pattern.search(text)]
+    revealing = {feature.name for feature in present} - _OBJECTS - visible
+    bonus = HIDDEN_BONUS if hidden and revealing else 0.0
+    if sum(feature.weight for feature in present) + bonus < THRESHOLD:
+        return best
     carried: set[str] = set()
     for sentence in _SENTENCE_END.split(text):
         if not sentence or not sentence.strip():
             continue
-        own = _features_of(sentence[:_MAX_SENTENCE])
+        own = _features_of(sentence[:_MAX_SENTENCE], present)
         together = own | carried
         value = sum(_WEIGHT[name] for name in together)
-        if hidden and together - _OBJECTS:
-            value += HIDDEN_BONUS
+        if together & revealing:
+            value += bonus
         if value > best.value:
             best = Score(round(value, 2), tuple(sorted(together)))
         carried = own & _CARRIED

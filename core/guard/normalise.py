@@ -6,7 +6,8 @@ becomes ignore), invisible characters removed (zero-width spaces and joiners, so
 hyphens, bidi controls), Cyrillic and Greek letters that look like Latin ones folded to
 them (іgnоrе with Cyrillic і and о), letters spaced apart joined ("i g n o r e"),
 percent-encoded URL parts decoded, base64 and hex segments decoded when they decode to
-text, a rot13 reading when it reads as English, the insides of HTML comments, and
+text, a rot13 reading when it reads as English, the insides of HTML comments, text in
+invisible Unicode tag characters, digits read as letters ("1gn0r3"), and
 Traditional Chinese converted to Simplified (the Chinese patterns are written once).
 Each `Reading` says whether it was hidden from a person reading the text as shown: a
 decoding, a comment, or letters disguised as other characters.
@@ -19,13 +20,20 @@ import unicodedata
 import urllib.parse
 from dataclasses import dataclass
 
-from memdesk.core.guard.decoders import decoded_base64, decoded_hex, html_comments, rot13_reading
+from memdesk.core.guard.decoders import (
+    decoded_base64,
+    decoded_hex,
+    html_comments,
+    leet_reading,
+    rot13_reading,
+    tag_text,
+)
 from memdesk.core.guard.hanzi import simplified
 
 # Zero-width and other invisible format characters (category Cf) plus the soft hyphen
 # and combining grapheme joiner: removed, they only hide words from a pattern.
 _INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e007f]"
 )
 
 # Cyrillic and Greek letters drawn like Latin ones (lower and upper case).
@@ -104,7 +112,10 @@ class Reading:
 def readings(text: str) -> list[Reading]:
     """Every reading of `text` the injection detector should see (the plain text first)."""
     plain = plain_text(text)
-    out = [Reading(plain, hidden=disguised_letters(text) >= 3)]
+    out = [Reading(plain, hidden=disguised_letters(text) >= 2)]
+    tagged = tag_text(text)
+    if tagged is not None:
+        out.append(Reading(tagged, hidden=True))
     joined = _join_spaced(plain)
     if joined != plain:
         out.append(Reading(joined, hidden=True))
@@ -117,6 +128,9 @@ def readings(text: str) -> list[Reading]:
     turned = rot13_reading(plain)
     if turned is not None:
         out.append(Reading(turned, hidden=True))
+    leet = leet_reading(plain)
+    if leet is not None:
+        out.append(Reading(leet, hidden=True))
     for comment in html_comments(plain):
         out.append(Reading(comment, hidden=True))
     chinese = [simplified(r.text) for r in out]
