@@ -72,7 +72,8 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\b(?:note|message|memo|instructions?|attention|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+|automated\s+)?" + _AI + r"\b",
         r"(?i)\b" + _AI + r"\s+(?:reading|processing|parsing|seeing|that\s+reads?|who\s+reads?)\s+this\b",
         r"(?i)\bif\s+you\s+are\s+an?\s+" + _AI + r"\b|\b(?:whoever|anyone|anybody)\s+(?:is\s+)?(?:reading|processing)\s+this\b",
-        r"(?i)\bbefore\s+(?:answering|replying|responding|you\s+(?:answer|reply|respond))\b",
+        r"(?i)\bbefore\s+(?:answering|replying|responding|you\s+(?:answer|reply|respond))\b|"
+        r"\b(?:upon|after|when|once|as\s+soon\s+as)\s+(?:you\s+)?(?:reading|read|see|seeing|process|processing|parse|parsing)\s+this\b",
         r"(?i)\b(?:hi|hello|hey|dear)\s+(?:claude|gpt|chatgpt|gemini|copilot|codex)\b|^\s*claude\s*,",
         r"(?:致|给|对)\s*(?:AI|人工智能|助手|智能体|模型|机器人)|(?:AI|模型|助手)(?:的)?(?:指令|说明)\s*[:：]|如果你是\s*(?:AI|模型|助手)",
     ]),
@@ -103,11 +104,18 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"stop\s+(?:following|obeying|listening\s+to))\w*\b[^\n]{0,30}?\b"
         r"(?:" + _BEFORE + r"\s+)?(?:[\w']+\s+){0,2}(?:" + _RULES + r"|user|human|person)\b",
         r"(?i)\b" + _BEFORE + r"\s+(?:\w+\s+){0,2}" + _RULES + r"\b[^\n]{0,30}?\b(?:are|is|were|was|have\s+been|has\s+been)\s+"
-        r"(?:now\s+)?(?:obsolete|void|invalid|cancel+ed|revoked|outdated|superseded|replaced|lifted|suspended|"
+        r"(?:now\s+)?(?:obsolete|void|invalid|cancel+ed|revoked|outdated|superseded|replaced|lifted|suspended|paused|disabled|"
+        r"waived|off|"
         r"no\s+longer\s+(?:valid|in\s+effect|applicable|relevant))\b",
         r"(?i)\b(?:nothing|none)\s+(?:in|of)\s+your\s+(?:original\s+|initial\s+|previous\s+)?(?:setup|instructions|"
         r"rules|guidelines|programming|training|prompt)\b[^\n]{0,20}\bappl(?:y|ies)\b",
         r"(?i)\byour\s+(?:real|true|actual|new)\s+(?:instructions|rules|orders|task|purpose|goal)\s+(?:are|is)\b",
+        r"(?i)\b(?:your|the\s+assistant'?s|the\s+agent'?s|the\s+model'?s)\s+(?:\w+\s+)?(?:rules|guidelines|instructions|"
+        r"policies|directives|constraints|system\s+prompt)\s+(?:have\s+been|has\s+been|were|are\s+now|was)\s+"
+        r"(?:updated|changed|revised|amended|modified|relaxed|rewritten)\b|\b(?:update|change|amendment)s?\s+to\s+your\s+"
+        r"(?:\w+\s+)?(?:rules|guidelines|instructions|policies|directives)\b",
+        r"(?i)\beven\s+if\s+(?:it|this|that)\s+(?:conflicts|contradicts|goes\s+against)\s+(?:with\s+)?(?:what\s+the\s+(?:user|human)|"
+        r"your|the\s+(?:user|human)'?s?|the\s+system)",
         r"(?i)\b(?:over|instead\s+of|rather\s+than|above|before)\s+(?:your|the\s+system'?s?)\s+(?:guidelines|instructions|rules|"
         r"system\s+prompt|policies|training)\b",
         r"(?:忽略|无视|忽视|忘记|忘掉|抛开|绕过|推翻|废除|不要理会|不用管|别管|不必遵守|不用遵守|无需遵守|不再遵守)[^。\n]{0,12}?(?:指令|指示|规则|设定|约束|要求|提示|命令|限制)",
@@ -120,6 +128,7 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\b(?:obey|follow|execute|comply\s+with|listen\s+to|do)\s+(?:only\s+)?(?:what|whatever|everything|the\s+text|"
         r"every\s+request|all\s+(?:requests|instructions|commands))\b[^\n]{0,30}\b(?:follows|below|this\s+(?:line|file|note|memory)|"
         r"here|in\s+this\s+(?:file|note|memory|repo))",
+        r"(?i)\b(?:do|follow|obey|execute|carry\s+out)\s+whatever\b[^\n]{0,60}\b(?:says|asks|tells|requests|contains|instructs)\b",
         r"(?i)\b(?:obey|follow|listen\s+to)\s+only\b|\bonly\s+(?:obey|follow|listen\s+to)\b|\bthe\s+only\s+rule\s+now\b",
         r"(?i)\b(?:treat|consider|regard)\s+(?:this|these|the\s+following)\s+(?:note|text|file|memory|line|message)s?\s+as\s+"
         r"(?:your\s+)?(?:highest|top|first|new|real|system)",
@@ -151,7 +160,7 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\b(?:unrestricted|unfiltered|uncensored|no\s+(?:safety\s+)?(?:rules|limits|restrictions|filters|guardrails|"
         r"constraints|policies)|without\s+(?:any\s+)?(?:filters|restrictions|limits|guardrails|safety))\b",
         r"(?i)\b(?:safety|security|content)\s+(?:checks?|rules|policy|policies|filters?|guardrails|measures)\b[^\n]{0,30}\b"
-        r"(?:disabled|off|lifted|removed|suspended|do(?:es)?\s+not\s+apply|don'?t\s+apply|waived)\b",
+        r"(?:disabled|off|lifted|removed|suspended|paused|do(?:es)?\s+not\s+apply|don'?t\s+apply|waived)\b",
         r"(?:没有|不受|无需遵守|解除|取消|关闭|绕过)[^。\n]{0,8}(?:任何)?(?:限制|约束|安全规则|安全检查|安全策略|过滤)",
     ]),
     "reveal_prompt": (1.0, True, [
@@ -170,6 +179,9 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:ask|prompt|wait|check)\s+(?:\w+\s+)?(?:for\s+)?"
         r"(?:confirmation|approval|permission|consent|the\s+user|anyone)\b",
         r"(?i)\b(?:approval|confirmation|permission|consent|review)\s+(?:is\s+)?(?:not\s+(?:required|needed)|unnecessary)\b",
+        r"(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:double[\s-]?check|check|confirm|verify|consult)\s+with\s+"
+        r"(?:the\s+)?(?:user|human|person|owner|anyone)\b|\bautomatically\s+(?:approve|accept|run|execute|merge)\b|"
+        r"\b(?:approve|accept|run|execute|merge)\w*\b[^\n]{0,40}\bautomatically\b",
         r"(?i)\bno\s+(?:need|reason)\s+to\s+(?:ask|confirm|check|mention|tell)\b|\bskip\s+(?:all\s+|any\s+|the\s+)?"
         r"(?:confirmations?|approvals?|reviews?|prompts)\b",
         r"(?i)\b(?:fine|ok|okay|allowed|permitted|safe)\s+to\s+(?:run|execute|delete|push|deploy|install)\s+"
@@ -178,7 +190,7 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
     ]),
     "broad": (0.4, True, [
         r"(?i)\b(?:any|all|every|whatever|arbitrary)\s+(?:shell\s+|terminal\s+|git\s+)?(?:commands?|scripts?|code|requests?|"
-        r"operations?|changes?|actions?)\b",
+        r"operations?|changes?|actions?|tool\s+calls?|tools?)\b",
         r"(?:任何|所有|一切|全部)(?:的)?(?:命令|脚本|操作|请求|文件|更改)",
     ]),
     "urgency": (0.4, True, [
@@ -187,8 +199,12 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
     ]),
     "sensitive": (0.5, True, [_SENSITIVE_VARS, _SENSITIVE_EN, _SENSITIVE_ZH]),
     "channel": (0.6, True, [
-        r"(?i)\b(?:send|post|upload|e-?mail|mail|share|leak|forward|transmit|exfiltrate|sync|copy|pipe|report)\b[^\n]{0,60}?"
+        r"(?i)\b(?:send|post|upload|share|leak|forward|transmit|exfiltrat|sync|copy|pipe|report)\w*\b[^\n]{0,60}?"
         + _OUT_TARGET,
+        # "email" as a verb, not the key of a JSON body or a form field
+        r"(?i)\be-?mail(?:s|ed|ing)?\s+(?:it|them|this|that|(?:the|my|your|all|its|their)\s+[^\n]{1,40}?|[\w./~-]+)\s+to\b",
+        r"(?i)\b(?:send|share|forward|leak|give|post)\w*\b[^\n]{0,60}?\b(?:by|via|over|through)\s+(?:e-?mail|slack|dm|"
+        r"direct\s+message|text|discord|telegram|whatsapp)\b",
         r"(?i)\b(?:curl|wget|http|fetch|invoke-webrequest|iwr)\b[^\n]{0,80}?(?:\s-d\b|--data[\w-]*|\s-F\b|--form|--post-data|"
         r"--post-file|--upload-file|\s-T\b|\s-X\s*(?:POST|PUT))",
         r"(?i)\b(?:send|give|e-?mail|mail|forward|dm|message)\s+(?:it\s+|them\s+|that\s+)?(?:to\s+)?me\b",
@@ -213,13 +229,15 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
     ]),
     "stealth": (0.6, True, [
         r"(?i)\b(?:quietly|silently|secretly|covertly|discreetly|stealthily)\b|\bwithout\s+(?:telling|informing|notifying|alerting)\b|"
-        r"\bno\s+need\s+to\s+(?:mention|tell|say|report)\b|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|mention\s+(?:it|this)\s+to)\s+"
+        r"\bno\s+need\s+to\s+(?:mention|tell|say|report)\b|\b(?:never|don'?t|do\s+not)\s+(?:mention|reveal|say|admit|disclose)\s+"
+        r"(?:that\s+)?(?:you\s+(?:were|have\s+been)\s+(?:told|asked|instructed)|this\s+(?:note|instruction|rule|message)|these\s+instructions)|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|mention\s+(?:it|this)\s+to)\s+"
         r"the\s+(?:user|human|person|owner)\b|\bhide\s+(?:it|this|that)\s+from\b",
         r"(?:悄悄|偷偷|暗中|秘密地|不要告诉|别告诉|瞒着|不要让用户知道|不要通知用户)",
     ]),
     "danger": (0.4, True, [
         r"(?i)\brm\s+-(?:rf|fr|r)\b|\bsudo\b|\bmkfs\b|\bdd\s+if=|--force\b|\bpush\s+-f\b|\bdrop\s+(?:table|database)\b|"
-        r"\b(?:reverse|bind)\s+shell\b|/dev/tcp/|\bnc\s+-[a-z]*e\b|\bchmod\s+777\b|"
+        r"\b(?:reverse|bind)\s+shell\b|/dev/tcp/|\bnc\s+-[a-z]*e\b|\bchmod\s+(?:-R\s+)?777\b|\b(?:delete|remove|wipe|erase)\s+(?:all\s+)?the\s+contents\s+of\b|"
+        r"\bpush\w*\s+(?:\w+\s+)?to\s+(?:prod|production|main|master)\b|"
         r"\b(?:bash|sh)\s+-c\s+[\"']?\$\((?:curl|wget)|\b(?:curl|wget)\b[^|\n]{0,120}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|"
         r"\b(?:delete|remove|wipe|erase|destroy)\s+(?:all|every|any)\b|"
         r"\b(?:delete|drop|wipe|truncate|destroy|erase)\s+(?:the\s+)?(?:production|prod|live)\s+\w+",
@@ -244,6 +262,9 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"|\b(?:it\s+is|it'?s)\s+(?:fine|safe|ok(?:ay)?)\s+to\s+(?:paste|share|post|send|commit|print)\b",
         r"(?i)\b(?:disable|skip|delete|remove|comment\s+out)\s+(?:the\s+)?(?:failing\s+)?tests?(?:\s+suite)?\b[^\n]{0,40}"
         r"\b(?:commit|push|merge)\w*\s+(?:anyway|regardless)",
+        r"(?i)\b(?:tell|inform|assure|report\s+to|reply\s+to)\s+the\s+(?:user|human|person|owner|reviewer)s?\s+(?:that\s+)?"
+        r"(?:all\s+|the\s+|every\s+)?(?:tests?\s+(?:passed|pass|succeeded)|it\s+(?:worked|is\s+(?:fine|safe|done))|everything\s+"
+        r"(?:is\s+fine|passed|worked|is\s+ok))",
         r"(?i)\b(?:commit|push|merge)\s+anyway\b|\b(?:disable|turn\s+off|bypass|skip)\s+(?:the\s+)?(?:security|safety|"
         r"secret|virus|malware)\s+(?:scan|scanning|checks?|hooks?|review)s?\b",
         r"(?:自动|直接|一律)(?:批准|通过|合并)|(?:回答|说|回复)[^。\n]{0,6}(?:没有风险|没有问题|是安全的|很安全)|"

@@ -29,7 +29,11 @@ _CARRIED = frozenset(
 # mentioning a token is not an instruction, so they earn no bonus for being hidden.
 _OBJECTS = frozenset({"sensitive", "danger", "persistence", "into_replies"})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
-_CLAUSE = re.compile(r"[,，:：、;；]\s*")
+# A comma or colon inside a URL or a number does not end a clause (NFKC has made
+# Chinese commas ASCII: next to a Han character they still do).
+_CLAUSE = re.compile(
+    r"[,:;]\s+|(?<=[\u3400-\u9fff])[,:;]\s*|[,:;](?=[\u3400-\u9fff])|[，：、；]\s*"
+)
 # "No need to ask" and "you don't have to confirm" waive a step; they do not forbid one.
 _NEGATION = re.compile(
     r"(?i)\b(?:never|not(?!\s+(?:required|needed|necessary))|(?:don'?t|do\s+not)(?!\s+(?:need|have)\s+to)|"
