@@ -56,7 +56,7 @@ _OUT_TARGET = (
 )
 _REPLIES = (
     r"(?:answers?|responses?|replies|reply|messages?|outputs?|summar(?:y|ies)|commit\s+messages?|"
-    r"pr\s+descriptions?|pull\s+request\s+descriptions?|comments?|chat)"
+    r"pr\s+descriptions?|pull\s+request\s+descriptions?|comments?|chat|(?:image\s+)?urls?|links?|images?|readme)"
 )
 
 _SLOT = (
@@ -91,12 +91,19 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"permitted|confirmed|cleared|pre-?approved|signed\s+off)\b[^\n]{0,40}\b(?:you|everything|all|any|this|below)\b",
         r"(?i)\b(?:administrator|admin|maintainer|security\s+team|anthropic|openai)\b[^\n]{0,40}\b(?:disabled|approved|"
         r"authori[sz]ed|requires?|orders?|decided|turned\s+off|lifted|waived)\b",
+        r"(?i)\b(?:decided|approved|ordered|authori[sz]ed|mandated|required|signed\s+off)\s+by\s+(?:the\s+)?(?:security\s+team|"
+        r"admins?|administrators?|maintainers?|owners?|management|staff|operators?|anthropic|openai)\b|"
+        r"\b(?:admin|system|root|developer|operator|security)\s+(?:directive|order|command)s?\b",
         r"(?i)\bthis\s+is\s+(?:anthropic|openai|the\s+(?:admin|system|developer|maintainer)|your\s+(?:developer|creator|operator))\b",
         r"(?i)\b(?:official|mandatory|priority)\s+(?:notice|instruction|directive|override|update)\b|"
         r"\b(?:company|corporate|new)\s+(?:policy|directive)\s+(?:requires|says|is)\b",
         r"(?m)^\W{0,4}(?:系统|管理员|开发者|官方)\s*(?:消息|通知|公告|指令)?\s*[:：]",
-        r"(?:用户|管理员|主人|老板|开发团队|官方|团队)(?:已经|已|早就|之前)?(?:明确)?(?:授权|批准|同意|允许|确认)",
-        r"(?:来自|出自)[^。\n]{0,10}(?:官方|管理员|开发团队|系统)|官方通知|管理员通知|系统通知",
+        r"(?:用户|管理员|主人|老板|开发团队|官方|团队)(?:已经|已|早就|之前|明确)+(?:授权|批准|同意|允许|确认)|"
+        r"(?:用户|管理员|主人|老板|开发团队|官方|团队)(?:授权|允许|批准)(?:了)?你",
+        r"(?:来自|出自)[^。\n]{0,10}(?:官方|管理员|开发团队|系统)|官方通知|管理员通知|系统通知|"
+        r"(?:作为|这是)?(?:新的|最新的?)(?:系统)?(?:设定|设置|规则|指令|政策)|系统(?:设定|指令)\s*[:：]",
+        r"(?i)\bnew\s+(?:rules?|policy|directives?|instructions?|orders?)\s*(?:from\b|:)|\bas\s+the\s+system\b|"
+        r"\byou\s+(?:must|are\s+required\s+to|have\s+to)\s+now\b",
     ]),
     "override": (0.7, False, [
         r"(?i)\b(?:ignor|disregard|forget|forgot|overrid|overrul|bypass|discard|abandon|supersed|replac|"
@@ -114,6 +121,11 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"policies|directives|constraints|system\s+prompt)\s+(?:have\s+been|has\s+been|were|are\s+now|was)\s+"
         r"(?:updated|changed|revised|amended|modified|relaxed|rewritten)\b|\b(?:update|change|amendment)s?\s+to\s+your\s+"
         r"(?:\w+\s+)?(?:rules|guidelines|instructions|policies|directives)\b",
+        r"(?i)\b(?:outranks?|takes?\s+precedence\s+over|(?:has|have|takes?)\s+priority\s+over|(?:higher|more)\s+(?:priority|important)\s+"
+        r"than|overrides?|supersedes?|trumps?)\b[^\n]{0,40}\b(?:instructions?|rules|guidelines|system|developers?|prompt|user|"
+        r"policies|settings?)\b",
+        r"(?i)\b(?:ignore|disregard|forget)\s+(?:what(?:ever)?|anything)\s+(?:the|your)\s+(?:user|person|human|owner)\b",
+        r"(?:优先级高于|优先于|凌驾于|高于)[^。\n]{0,8}(?:系统|指令|设定|规则|用户)",
         r"(?i)\beven\s+if\s+(?:it|this|that)\s+(?:conflicts|contradicts|goes\s+against)\s+(?:with\s+)?(?:what\s+the\s+(?:user|human)|"
         r"your|the\s+(?:user|human)'?s?|the\s+system)",
         r"(?i)\b(?:over|instead\s+of|rather\s+than|above|before)\s+(?:your|the\s+system'?s?)\s+(?:guidelines|instructions|rules|"
@@ -129,6 +141,10 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"every\s+request|all\s+(?:requests|instructions|commands))\b[^\n]{0,30}\b(?:follows|below|this\s+(?:line|file|note|memory)|"
         r"here|in\s+this\s+(?:file|note|memory|repo))",
         r"(?i)\b(?:do|follow|obey|execute|carry\s+out)\s+whatever\b[^\n]{0,60}\b(?:says|asks|tells|requests|contains|instructs)\b",
+        r"(?i)\btreat\s+(?:every|all|any|each)\s+(?:message|request|comment|instruction|issue)s?\s+from\b[^\n]{0,40}\bas\s+"
+        r"(?:if\s+(?:it|they)\s+came\s+)?(?:from\s+)?(?:the\s+)?(?:user|owner|admin|system|maintainer)\b|"
+        r"\bfollow\b[^\n]{0,40}\b(?:in|from)\s+this\s+(?:file|note|memory|document)\s+instead\b",
+        r"(?i)\b(?:everything|anything|all|whatever|the\s+text)\s+(?:written\s+)?(?:after|below|following)\s+this\s+(?:line|point|note)\b",
         r"(?i)\b(?:obey|follow|listen\s+to)\s+only\b|\bonly\s+(?:obey|follow|listen\s+to)\b|\bthe\s+only\s+rule\s+now\b",
         r"(?i)\b(?:treat|consider|regard)\s+(?:this|these|the\s+following)\s+(?:note|text|file|memory|line|message)s?\s+as\s+"
         r"(?:your\s+)?(?:highest|top|first|new|real|system)",
@@ -144,7 +160,7 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
     "role": (0.6, False, [
         r"(?i)\b(?:act|behave|respond|answer|operate)\s+as\s+(?:if\s+you\s+(?:were|are)\s+)?(?:an?|my|the|your)\s+"
         r"(?!(?:strict|careful|senior|code\s+)?reviewer\b)\w+",
-        r"(?i)\bpretend\s+(?:to\s+be|you(?:'re|\s+are))\b|\brole-?play\b|\bstay\s+in\s+character\b|\bpersona\b|"
+        r"(?i)\bpretend\s+(?:to\s+be|you(?:'re|\s+are)|(?:that\s+)?(?:the|this|it|there|your)\b)|\brole-?play\b|\bstay\s+in\s+character\b|\bpersona\b|"
         r"\bimpersonate\b|\bassume\s+the\s+(?:role|identity)\b",
         r"(?i)\byou(?:'re|\s+are)\s+(?:now|no\s+longer)\b|\bfrom\s+(?:now|this\s+point)\s+on,?\s+you\s+are\b|"
         r"\byou\s+will\s+now\s+be\b|\byour\s+new\s+(?:name|role|identity|persona)\b",
@@ -153,7 +169,7 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"sudo|root|maintenance|god|jailbreak|unrestricted)['\"]?\s+mode\b|\b(?:jailbreak|jailbroken|god|dan|unrestricted|"
         r"unfiltered)\s+mode\b|\bDAN\b",
         r"(?i)\byou\s+(?:have\s+been|are)\s+(?:freed|liberated|unlocked|jailbroken)\b|\bsimulate\s+(?:an?\s+)?(?:ai|assistant|model|terminal|shell)\b",
-        r"(?:扮演|假装|充当|冒充|模拟)(?:你是|成|一个|一名|系统)?|你(?:现在|从现在起|从现在开始)?(?:是|成为)一个(?:没有|不受|无)|"
+        r"(?:扮演|假装|充当|冒充|模拟)(?:你是|成|一个|一名|系统)?|忘(?:掉|记)你是谁|你现在是一个|你(?:现在|从现在起|从现在开始)?(?:是|成为)一个(?:没有|不受|无)|"
         r"(?:进入|切换到|开启)[^。\n]{0,6}模式|你不再是|越狱",
     ]),
     "unrestricted": (0.5, False, [
@@ -179,6 +195,8 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:ask|prompt|wait|check)\s+(?:\w+\s+)?(?:for\s+)?"
         r"(?:confirmation|approval|permission|consent|the\s+user|anyone)\b",
         r"(?i)\b(?:approval|confirmation|permission|consent|review)\s+(?:is\s+)?(?:not\s+(?:required|needed)|unnecessary)\b",
+        r"(?i)\b(?:no\s+longer|don'?t|do\s+not|never)\s+(?:need|have)\s+to\s+(?:redact|mask|ask|confirm|check|review|sanitize|"
+        r"escape|verify|scan|filter|hide)\b",
         r"(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:double[\s-]?check|check|confirm|verify|consult)\s+with\s+"
         r"(?:the\s+)?(?:user|human|person|owner|anyone)\b|\bautomatically\s+(?:approve|accept|run|execute|merge)\b|"
         r"\b(?:approve|accept|run|execute|merge)\w*\b[^\n]{0,40}\bautomatically\b",
@@ -203,16 +221,17 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         + _OUT_TARGET,
         # "email" as a verb, not the key of a JSON body or a form field
         r"(?i)\be-?mail(?:s|ed|ing)?\s+(?:it|them|this|that|(?:the|my|your|all|its|their)\s+[^\n]{1,40}?|[\w./~-]+)\s+to\b",
+        r"(?i)\|\s*(?:nc|ncat|netcat|socat|telnet)\s+\S+\s+\d+|\bquery\s+param(?:eter)?s?\b",
         r"(?i)\b(?:send|share|forward|leak|give|post)\w*\b[^\n]{0,60}?\b(?:by|via|over|through)\s+(?:e-?mail|slack|dm|"
         r"direct\s+message|text|discord|telegram|whatsapp)\b",
         r"(?i)\b(?:curl|wget|http|fetch|invoke-webrequest|iwr)\b[^\n]{0,80}?(?:\s-d\b|--data[\w-]*|\s-F\b|--form|--post-data|"
         r"--post-file|--upload-file|\s-T\b|\s-X\s*(?:POST|PUT))",
-        r"(?i)\b(?:send|give|e-?mail|mail|forward|dm|message)\s+(?:it\s+|them\s+|that\s+)?(?:to\s+)?me\b",
         r"(?:发送|发到|发给|上传|传到|提交到|同步到|寄到|转发)[^。\n]{0,20}(?:https?://|\S+@\S+|服务器|\d{1,3}(?:\.\d{1,3}){3})",
     ]),
     # Into the agent's own answers, commits or PRs: an ordinary formatting rule on its
     # own, a leak when what goes there is sensitive.
     "into_replies": (0.5, True, [
+        r"(?i)\b(?:send|give|e-?mail|mail|forward|dm|message)\s+(?:it\s+|them\s+|that\s+)?(?:to\s+)?me\b",
         r"(?i)\b(?:append|include|add|attach|insert|embed|put|paste|write|print|echo|end)\b[^\n]{0,60}?\b(?:to|in|into|at|with)\s+"
         r"(?:the\s+(?:end|bottom|top)\s+of\s+)?(?:every|each|all|your|the|the\s+next|any)\s+(?:\w+\s+)?" + _REPLIES + r"\b",
         r"(?i)\bend\s+(?:every|each|all|your)\s+" + _REPLIES + r"\s+with\b",
@@ -228,14 +247,21 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?:https?://)[^\s)]*[?&][\w-]+=[^\s)&]*[\u3400-\u9fff]",
     ]),
     "stealth": (0.6, True, [
-        r"(?i)\b(?:quietly|silently|secretly|covertly|discreetly|stealthily)\b|\bwithout\s+(?:telling|informing|notifying|alerting)\b|"
+        r"(?i)\b(?:quietly|silently|secretly|covertly|discreetly|stealthily)\b|\bwithout\s+(?:telling|informing|notifying|alerting|showing|mentioning)\b|"
         r"\bno\s+need\s+to\s+(?:mention|tell|say|report)\b|\b(?:never|don'?t|do\s+not)\s+(?:mention|reveal|say|admit|disclose)\s+"
         r"(?:that\s+)?(?:you\s+(?:were|have\s+been)\s+(?:told|asked|instructed)|this\s+(?:note|instruction|rule|message)|these\s+instructions)|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|mention\s+(?:it|this)\s+to)\s+"
         r"the\s+(?:user|human|person|owner)\b|\bhide\s+(?:it|this|that)\s+from\b",
         r"(?:悄悄|偷偷|暗中|秘密地|不要告诉|别告诉|瞒着|不要让用户知道|不要通知用户)",
     ]),
+    # A text that tells the agent what to say about the text itself.
+    "cover_story": (1.0, False, [
+        r"(?i)\bif\s+(?:anyone\s+|someone\s+|the\s+user\s+|you\s+are\s+)?(?:asks?|asked|questioned)\s+(?:you\s+)?(?:about|what)\s+"
+        r"(?:this|these)\s+(?:file|note|instructions?|rules?|message|memory|line|text)s?\b[^\n]{0,10}\b(?:say|tell|answer|"
+        r"claim|reply|deny|respond)",
+        r"(?:如果|若)(?:有人|用户)?(?:问|询问|问起)(?:到)?(?:这个|这条|这些|本)(?:文件|笔记|说明|指令|规则)[^。\n]{0,6}(?:就说|回答|说|否认)",
+    ]),
     "danger": (0.4, True, [
-        r"(?i)\brm\s+-(?:rf|fr|r)\b|\bsudo\b|\bmkfs\b|\bdd\s+if=|--force\b|\bpush\s+-f\b|\bdrop\s+(?:table|database)\b|"
+        r"(?i)\brm\s+-(?:rf|fr|r)\b|\bsudo\b|\bmkfs\b|\bdd\s+if=|--force\b|\bpush\s+-f\b|\bforce[\s-]?push\w*|\bdrop\s+(?:table|database)\b|"
         r"\b(?:reverse|bind)\s+shell\b|/dev/tcp/|\bnc\s+-[a-z]*e\b|\bchmod\s+(?:-R\s+)?777\b|\b(?:delete|remove|wipe|erase)\s+(?:all\s+)?the\s+contents\s+of\b|"
         r"\bpush\w*\s+(?:\w+\s+)?to\s+(?:prod|production|main|master)\b|"
         r"\b(?:bash|sh)\s+-c\s+[\"']?\$\((?:curl|wget)|\b(?:curl|wget)\b[^|\n]{0,120}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|"
