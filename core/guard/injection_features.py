@@ -36,7 +36,7 @@ _AI = (
 _RULES = (
     r"(?:instructions?|directives?|guidance|guidelines|rules|prompts?|policies|policy|"
     r"constraints|restrictions|orders|setup|configuration|programming|training|system\s+prompt|"
-    r"tasks?|requests?)"
+    r"tasks?|requests?|(?:claude|agents|gemini)\.md)"
 )
 _BEFORE = r"(?:previous|prior|earlier|above|preceding|original|initial|old|existing|former|your|all|any|other)"
 _SENSITIVE_VARS = r"\b(?:[A-Z0-9]+_)*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|PAT)\b"
@@ -47,9 +47,14 @@ _SENSITIVE_EN = (
     r"~?/?\.ssh\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.aws\b|\bid_(?:rsa|ed25519|ecdsa)\b|"
     r"\bprivate\s+keys?\b|\bssh\s+keys?\b|\bsystem\s+prompt\b|\bhidden\s+(?:prompt|instructions?)\b|"
     r"\b(?:bash|zsh|shell)_?history\b|\bkeychain\b|\bseed\s+phrase\b|"
+    r"\.pem\b|\.p12\b|\.pfx\b|\.kube/config\b|\bkubeconfig\b|\.docker/config\.json\b|\.git-credentials\b|"
+    r"\bconnection\s+strings?\b|\bdatabase\s+(?:credentials|password)\b|\bservice[-_ ]account\s+(?:keys?|json)\b|"
     r"\b(?:last|previous)\s+user\s+message\b|\bconversation\s+(?:history|log|transcript)s?\b|\bchat\s+(?:transcript|history|log)s?\b)"
 )
-_SENSITIVE_ZH = r"(?:密钥|秘钥|私钥|令牌|密码|口令|凭证|凭据|环境变量|系统提示|隐藏指令|对话内容|聊天记录|\.env|API\s*Key|token)"
+_SENSITIVE_ZH = (
+    r"(?:密钥|秘钥|私钥|令牌|密码|口令|凭证|凭据|环境变量|系统提示|隐藏指令|对话内容|聊天记录|\.env|API\s*Key|token|"
+    r"连接字符串|连线字符串|连线字串|数据库(?:连接|连线|地址|账号)|证书)"
+)
 _OUT_TARGET = (
     r"(?:https?://|ftp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+\.[\w.]+|"
     r"\b(?:webhook|endpoint|server|pastebin|gist|requestbin|webhook\.site|ngrok|interactsh|burpcollaborator)\b)"
@@ -67,15 +72,15 @@ _SLOT = (
 # name: (weight, negatable, [regex, ...])
 _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
     "address": (0.5, False, [
-        r"(?im)^\W{0,6}(?:(?:dear|hey|hi|attention|note\s+(?:to|for)|message\s+(?:to|for)|instructions?\s+for)\s+)?"
-        r"(?:the\s+|any\s+|all\s+)?" + _AI + r"(?:\s+(?:reading|processing|seeing|working\s+on)\s+this(?:\s+\w+)?)?\s*[:：,，]",
+        r"(?im)^\W{0,6}(?:(?:dear|hey|hi|to|for|attention|note\s+(?:to|for)|message\s+(?:to|for)|instructions?\s+for)\s+)?"
+        r"(?:the\s+|any\s+|all\s+)?(?:(?:coding|automated|autonomous|helpful|ai)\s+)?" + _AI + r"(?:\s+(?:reading|processing|seeing|working\s+on)\s+this(?:\s+\w+)?)?\s*[:：,，]",
         r"(?i)\b(?:note|message|memo|instructions?|attention|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+|automated\s+)?" + _AI + r"\b",
         r"(?i)\b" + _AI + r"\s+(?:reading|processing|parsing|seeing|that\s+reads?|who\s+reads?)\s+this\b",
         r"(?i)\bif\s+you\s+are\s+an?\s+" + _AI + r"\b|\b(?:whoever|anyone|anybody)\s+(?:is\s+)?(?:reading|processing)\s+this\b",
         r"(?i)\bbefore\s+(?:answering|replying|responding|you\s+(?:answer|reply|respond))\b|"
         r"\b(?:upon|after|when|once|as\s+soon\s+as)\s+(?:you\s+)?(?:reading|read|see|seeing|process|processing|parse|parsing)\s+this\b",
         r"(?i)\b(?:hi|hello|hey|dear)\s+(?:claude|gpt|chatgpt|gemini|copilot|codex)\b|^\s*claude\s*,",
-        r"(?:致|给|对)\s*(?:AI|人工智能|助手|智能体|模型|机器人)|(?:AI|模型|助手)(?:的)?(?:指令|说明)\s*[:：]|如果你是\s*(?:AI|模型|助手)",
+        r"(?:致|给|对)\s*(?:AI|人工智能|助手|智能体|模型|机器人)|(?:读取|阅读|处理|看到)(?:本|这个|此|这份)(?:文件|笔记|文本|内容)的\s*(?:AI|模型|助手|智能体)|(?:AI|模型|助手)(?:的)?(?:指令|说明)\s*[:：]|如果你是\s*(?:AI|模型|助手)",
     ]),
     "authority": (0.6, False, [
         r"(?im)^\W{0,4}(?:(?:important|urgent|official|new)\s+)?(?:system|admin|root|developer|security)\s*"
@@ -101,8 +106,10 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?:用户|管理员|主人|老板|开发团队|官方|团队)(?:已经|已|早就|之前|明确)+(?:授权|批准|同意|允许|确认)|"
         r"(?:用户|管理员|主人|老板|开发团队|官方|团队)(?:授权|允许|批准)(?:了)?你",
         r"(?:来自|出自)[^。\n]{0,10}(?:官方|管理员|开发团队|系统)|官方通知|管理员通知|系统通知|"
-        r"(?:作为|这是)?(?:新的|最新的?)(?:系统)?(?:设定|设置|规则|指令|政策)|系统(?:设定|指令)\s*[:：]",
-        r"(?i)\bnew\s+(?:rules?|policy|directives?|instructions?|orders?)\s*(?:from\b|:)|\bas\s+the\s+system\b|"
+        r"(?:作为|这是)?(?:新的|最新的?)(?:系统)?(?:设定|设置|规则|指令|政策)|系统(?:设定|指令)\s*[:：]|"
+        r"这是(?:一条|一个)?(?:来自)?(?:系统|管理员|官方|开发者)(?:的)?(?:消息|通知|指令|命令)",
+        r"(?i)\bnew\s+(?:rules?|policy|directives?|instructions?|orders?)\s*(?:from\b|:)|"
+        r"\b(?:instructions?|rules?|policy|guidelines|directives?)\s+(?:update|change|override)\s*[:：]|\bas\s+the\s+system\b|"
         r"\byou\s+(?:must|are\s+required\s+to|have\s+to)\s+now\b",
     ]),
     "override": (0.7, False, [
@@ -124,6 +131,12 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\b(?:outranks?|takes?\s+precedence\s+over|(?:has|have|takes?)\s+priority\s+over|(?:higher|more)\s+(?:priority|important)\s+"
         r"than|overrides?|supersedes?|trumps?)\b[^\n]{0,40}\b(?:instructions?|rules|guidelines|system|developers?|prompt|user|"
         r"policies|settings?)\b",
+        r"(?i)\byour\s+(?:\w+\s+)?(?:task|job|goal|mission|objective|assignment|purpose)\s+(?:has\s+changed|has\s+been\s+"
+        r"(?:changed|updated|replaced)|is\s+now|is\s+actually)\b",
+        r"(?i)\bregardless\s+of\s+what\s+(?:is|was|the\s+user|they|anyone|you)\b|\bno\s+matter\s+what\s+(?:the\s+user|anyone|"
+        r"they|is|you)\b",
+        r"(?:你的)?(?:真正|真实|实际)(?:的)?(?:任务|目的|目标|工作)|你的任务(?:已经)?(?:变了|改变|变成|改成|更新)|"
+        r"(?:无论|不管)(?:用户|别人|对方)?(?:问|说|要求)(?:什么|啥)",
         r"(?i)\b(?:ignore|disregard|forget)\s+(?:what(?:ever)?|anything)\s+(?:the|your)\s+(?:user|person|human|owner)\b",
         r"(?:优先级高于|优先于|凌驾于|高于)[^。\n]{0,8}(?:系统|指令|设定|规则|用户)",
         r"(?i)\beven\s+if\s+(?:it|this|that)\s+(?:conflicts|contradicts|goes\s+against)\s+(?:with\s+)?(?:what\s+the\s+(?:user|human)|"
@@ -144,6 +157,11 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\btreat\s+(?:every|all|any|each)\s+(?:message|request|comment|instruction|issue)s?\s+from\b[^\n]{0,40}\bas\s+"
         r"(?:if\s+(?:it|they)\s+came\s+)?(?:from\s+)?(?:the\s+)?(?:user|owner|admin|system|maintainer)\b|"
         r"\bfollow\b[^\n]{0,40}\b(?:in|from)\s+this\s+(?:file|note|memory|document)\s+instead\b",
+        r"(?i)\b(?:real|actual|true|updated|new)\s+(?:configuration|config|instructions|rules|guidelines|claude\.md|agents\.md)\s+"
+        r"(?:is|are|lives?|can\s+be\s+found)\s+(?:at|on|in|here)\b[^\n]{0,10}https?://",
+        r"(?i)\b(?:fetch|download|load|read|get|curl|wget|open)\b[^\n]{0,60}https?://\S+[^\n]{0,60}\b(?:follow|obey|execute|"
+        r"run|apply|do)\b[^\n]{0,20}\b(?:it|whatever|what|the\s+instructions|its)\b",
+        r"(?:执行|运行|听从|服从|遵守)(?:用户)?(?:之外|以外)的人|(?:下载|读取|获取|访问)[^。\n]{0,40}https?://\S+[^。\n]{0,20}(?:执行|照做|遵守|听从)",
         r"(?i)\b(?:everything|anything|all|whatever|the\s+text)\s+(?:written\s+)?(?:after|below|following)\s+this\s+(?:line|point|note)\b",
         r"(?i)\b(?:obey|follow|listen\s+to)\s+only\b|\bonly\s+(?:obey|follow|listen\s+to)\b|\bthe\s+only\s+rule\s+now\b",
         r"(?i)\b(?:treat|consider|regard)\s+(?:this|these|the\s+following)\s+(?:note|text|file|memory|line|message)s?\s+as\s+"
@@ -177,12 +195,14 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"constraints|policies)|without\s+(?:any\s+)?(?:filters|restrictions|limits|guardrails|safety))\b",
         r"(?i)\b(?:safety|security|content)\s+(?:checks?|rules|policy|policies|filters?|guardrails|measures)\b[^\n]{0,30}\b"
         r"(?:disabled|off|lifted|removed|suspended|paused|do(?:es)?\s+not\s+apply|don'?t\s+apply|waived)\b",
+        r"(?i)\byour\s+(?:safety|security|content)\s+(?:settings|rules|filters?|checks?|restrictions|guardrails|policies|policy|limits)\b",
+        r"(?:限制|约束|安全规则|安全检查|安全策略|过滤)[^。\n]{0,6}(?:已被|已经|被|都)?(?:解除|取消|关闭|移除|禁用|撤销)",
         r"(?:没有|不受|无需遵守|解除|取消|关闭|绕过)[^。\n]{0,8}(?:任何)?(?:限制|约束|安全规则|安全检查|安全策略|过滤)",
     ]),
     "reveal_prompt": (1.0, True, [
         r"(?i)\b(?:reveal|print|show|output|repeat|recite|dump|display|tell\s+me|write\s+out|leak|disclose)\b[^\n]{0,25}\b"
         r"(?:your|the)\s+(?:full\s+|entire\s+|complete\s+|hidden\s+|initial\s+|original\s+|secret\s+)*"
-        r"(?:system\s+prompt|hidden\s+(?:prompt|instructions)|(?:initial|original|hidden|secret)\s+instructions|"
+        r"(?:system\s+(?:prompt|message|instructions)|developer\s+message|hidden\s+(?:prompt|instructions)|(?:initial|original|hidden|secret)\s+instructions|"
         r"instructions\s+you\s+(?:were|have\s+been)\s+given)\b",
         r"(?i)\bwhat\s+(?:were\s+you|have\s+you\s+been)\s+told\s+(?:before|at\s+the\s+start|by\s+(?:the\s+)?system)\b|"
         r"\b(?:paste|quote|copy)\s+your\s+(?:instructions|system\s+message|prompt)\b",
@@ -231,6 +251,8 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
     # Into the agent's own answers, commits or PRs: an ordinary formatting rule on its
     # own, a leak when what goes there is sensitive.
     "into_replies": (0.5, True, [
+        r"(?i)\b(?:into|in|to)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:file\s+(?:named|called)\s+)?(?:public/\S*|gist|"
+        r"pastebin|build\s+logs?|ci\s+(?:logs?|output)|#[a-z][\w-]*(?:\s+(?:slack\s+)?channel)?)",
         r"(?i)\b(?:send|give|e-?mail|mail|forward|dm|message)\s+(?:it\s+|them\s+|that\s+)?(?:to\s+)?me\b",
         r"(?i)\b(?:append|include|add|attach|insert|embed|put|paste|write|print|echo|end)\b[^\n]{0,60}?\b(?:to|in|into|at|with)\s+"
         r"(?:the\s+(?:end|bottom|top)\s+of\s+)?(?:every|each|all|your|the|the\s+next|any)\s+(?:\w+\s+)?" + _REPLIES + r"\b",
@@ -251,7 +273,8 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"\bno\s+need\s+to\s+(?:mention|tell|say|report)\b|\b(?:never|don'?t|do\s+not)\s+(?:mention|reveal|say|admit|disclose)\s+"
         r"(?:that\s+)?(?:you\s+(?:were|have\s+been)\s+(?:told|asked|instructed)|this\s+(?:note|instruction|rule|message)|these\s+instructions)|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|mention\s+(?:it|this)\s+to)\s+"
         r"the\s+(?:user|human|person|owner)\b|\bhide\s+(?:it|this|that)\s+from\b",
-        r"(?:悄悄|偷偷|暗中|秘密地|不要告诉|别告诉|瞒着|不要让用户知道|不要通知用户)",
+        r"(?:悄悄|偷偷|暗中|秘密地|不要告诉|别告诉|瞒着|不要让用户知道|不要通知用户|"
+        r"(?:不要|别|切勿|不得)(?:向|对|跟|让)(?:用户|使用者|主人)(?:透露|提及|提起|说明|展示|显示|知道))",
     ]),
     # A text that tells the agent what to say about the text itself.
     "cover_story": (1.0, False, [
@@ -271,7 +294,7 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
     ]),
     "persistence": (0.4, False, [
         r"(?i)\b(?:from\s+now\s+on|from\s+this\s+point|going\s+forward|henceforth|permanently|forever|in\s+all\s+future|"
-        r"for\s+all\s+future|every\s+(?:future\s+)?session|whenever|always|in\s+(?:every|each)\s+(?:future\s+)?session)\b",
+        r"for\s+all\s+future|all\s+future|(?:every|each)\s+(?:future\s+|new\s+)?session|whenever|always|in\s+(?:every|each)\s+(?:future\s+)?session)\b",
         r"(?:从现在起|从现在开始|从今以后|以后|今后|永远|永久|一律|往后|从今天起)",
     ]),
     "memory_write": (0.4, False, [
