@@ -99,6 +99,9 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\b(?:decided|approved|ordered|authori[sz]ed|mandated|required|signed\s+off)\s+by\s+(?:the\s+)?(?:security\s+team|"
         r"admins?|administrators?|maintainers?|owners?|management|staff|operators?|anthropic|openai)\b|"
         r"\b(?:admin|system|root|developer|operator|security)\s+(?:directive|order|command)s?\b",
+        r"(?i)\bi(?:'m|\s+am)\s+(?:the|your)\s+(?:lead\s+|senior\s+|chief\s+|head\s+)?(?:dev|developer|admin|administrator|owner|"
+        r"maintainer|creator|boss|operator|manager)\b|\b(?:the\s+)?(?:assistant|agent|ai|model|you)\s+(?:is|are)\s+(?:now\s+)?"
+        r"(?:permitted|allowed|authori[sz]ed|free|cleared)\s+to\b",
         r"(?i)\bthis\s+is\s+(?:anthropic|openai|the\s+(?:admin|system|developer|maintainer)|your\s+(?:developer|creator|operator))\b",
         r"(?i)\b(?:official|mandatory|priority)\s+(?:notice|instruction|directive|override|update)\b|"
         r"\b(?:company|corporate|new)\s+(?:policy|directive)\s+(?:requires|says|is)\b",
@@ -133,7 +136,8 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"policies|settings?)\b",
         r"(?i)\byour\s+(?:\w+\s+)?(?:task|job|goal|mission|objective|assignment|purpose)\s+(?:has\s+changed|has\s+been\s+"
         r"(?:changed|updated|replaced)|is\s+now|is\s+actually)\b",
-        r"(?i)\bregardless\s+of\s+what\s+(?:is|was|the\s+user|they|anyone|you)\b|\bno\s+matter\s+what\s+(?:the\s+user|anyone|"
+        r"(?i)\bwhatever\s+(?:the\s+)?(?:user|person|human|owner|they)\s+(?:says|asks|wants|types)\b|"
+        r"\bregardless\s+of\s+what\s+(?:is|was|the\s+user|they|anyone|you)\b|\bno\s+matter\s+what\s+(?:the\s+user|anyone|"
         r"they|is|you)\b",
         r"(?:你的)?(?:真正|真实|实际)(?:的)?(?:任务|目的|目标|工作)|你的任务(?:已经)?(?:变了|改变|变成|改成|更新)|"
         r"(?:无论|不管)(?:用户|别人|对方)?(?:问|说|要求)(?:什么|啥)",
@@ -186,7 +190,8 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"\b(?:activate|enable|you(?:'re|\s+are)\s+(?:now\s+)?(?:in|running\s+in))\s+(?:the\s+)?['\"]?(?:developer|debug|admin|"
         r"sudo|root|maintenance|god|jailbreak|unrestricted)['\"]?\s+mode\b|\b(?:jailbreak|jailbroken|god|dan|unrestricted|"
         r"unfiltered)\s+mode\b|\bDAN\b",
-        r"(?i)\byou\s+(?:have\s+been|are)\s+(?:freed|liberated|unlocked|jailbroken)\b|\bsimulate\s+(?:an?\s+)?(?:ai|assistant|model|terminal|shell)\b",
+        r"(?i)\byou(?:'ve|\s+have)\s+been\s+(?:upgraded|updated|reconfigured|promoted|reprogrammed|unlocked|freed)\b|"
+        r"\byou\s+(?:have\s+been|are)\s+(?:freed|liberated|unlocked|jailbroken)\b|\bsimulate\s+(?:an?\s+)?(?:ai|assistant|model|terminal|shell)\b",
         r"(?:扮演|假装|充当|冒充|模拟)(?:你是|成|一个|一名|系统)?|忘(?:掉|记)你是谁|你现在是一个|你(?:现在|从现在起|从现在开始)?(?:是|成为)一个(?:没有|不受|无)|"
         r"(?:进入|切换到|开启)[^。\n]{0,6}模式|你不再是|越狱",
     ]),
@@ -215,6 +220,10 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:ask|prompt|wait|check)\s+(?:\w+\s+)?(?:for\s+)?"
         r"(?:confirmation|approval|permission|consent|the\s+user|anyone)\b",
         r"(?i)\b(?:approval|confirmation|permission|consent|review)\s+(?:is\s+)?(?:not\s+(?:required|needed)|unnecessary)\b",
+        r"(?i)\b(?:confirmations?|approvals?|prompts?|permission\s+requests?|reviews?)\s+(?:are|is)\s+(?:legacy|deprecated|obsolete|"
+        r"unnecessary|optional|no\s+longer\s+(?:needed|required))|\bshould\s+no\s+longer\s+be\s+(?:shown|asked|requested|required|"
+        r"displayed)\b",
+        r"(?:自动|一律|默认)(?:同意|确认|批准|通过|允许)",
         r"(?i)\b(?:no\s+longer|don'?t|do\s+not|never)\s+(?:need|have)\s+to\s+(?:redact|mask|ask|confirm|check|review|sanitize|"
         r"escape|verify|scan|filter|hide)\b",
         r"(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:double[\s-]?check|check|confirm|verify|consult)\s+with\s+"
@@ -228,7 +237,8 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
     ]),
     "broad": (0.4, True, [
         r"(?i)\b(?:any|all|every|whatever|arbitrary)\s+(?:shell\s+|terminal\s+|git\s+)?(?:commands?|scripts?|code|requests?|"
-        r"operations?|changes?|actions?|tool\s+calls?|tools?)\b",
+        r"operations?|changes?|actions?|tool\s+calls?|tools?|files?)\b|"
+        r"\boutside\s+(?:of\s+)?(?:the|this|your)\s+(?:project|repo(?:sitory)?|working|workspace|sandbox)(?:\s+(?:directory|folder|dir))?\b",
         r"(?:任何|所有|一切|全部)(?:的)?(?:命令|脚本|操作|请求|文件|更改)",
     ]),
     "urgency": (0.4, True, [
@@ -241,6 +251,8 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         + _OUT_TARGET,
         # "email" as a verb, not the key of a JSON body or a form field
         r"(?i)\be-?mail(?:s|ed|ing)?\s+(?:it|them|this|that|(?:the|my|your|all|its|their)\s+[^\n]{1,40}?|[\w./~-]+)\s+to\b",
+        r"(?i)\b(?:scp|rsync|sftp)\b[^\n]{0,80}\s\S*@?[\w.-]+:\S*",
+        r"(?:网址|URL|链接)(?:的)?参数|(?:作为|当作)(?:网址|URL|链接|查询)?参数",
         r"(?i)\|\s*(?:nc|ncat|netcat|socat|telnet)\s+\S+\s+\d+|\bquery\s+param(?:eter)?s?\b",
         r"(?i)\b(?:send|share|forward|leak|give|post)\w*\b[^\n]{0,60}?\b(?:by|via|over|through)\s+(?:e-?mail|slack|dm|"
         r"direct\s+message|text|discord|telegram|whatsapp)\b",
@@ -251,6 +263,7 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
     # Into the agent's own answers, commits or PRs: an ordinary formatting rule on its
     # own, a leak when what goes there is sensitive.
     "into_replies": (0.5, True, [
+        r"(?i)\bpush\w*\b[^\n]{0,60}\bto\s+(?:a\s+|the\s+)?(?:new\s+)?(?:branch|remote|fork|repo(?:sitory)?)\b",
         r"(?i)\b(?:into|in|to)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:file\s+(?:named|called)\s+)?(?:public/\S*|gist|"
         r"pastebin|build\s+logs?|ci\s+(?:logs?|output)|#[a-z][\w-]*(?:\s+(?:slack\s+)?channel)?)",
         r"(?i)\b(?:send|give|e-?mail|mail|forward|dm|message)\s+(?:it\s+|them\s+|that\s+)?(?:to\s+)?me\b",
@@ -272,10 +285,19 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\b(?:quietly|silently|secretly|covertly|discreetly|stealthily)\b|\bwithout\s+(?:telling|informing|notifying|alerting|showing|mentioning)\b|"
         r"\bno\s+need\s+to\s+(?:mention|tell|say|report)\b|\b(?:never|don'?t|do\s+not)\s+(?:mention|reveal|say|admit|disclose)\s+"
         r"(?:that\s+)?(?:you\s+(?:were|have\s+been)\s+(?:told|asked|instructed)|this\s+(?:note|instruction|rule|message)|these\s+instructions)|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|mention\s+(?:it|this)\s+to)\s+"
-        r"the\s+(?:user|human|person|owner)\b|\bhide\s+(?:it|this|that)\s+from\b",
-        r"(?:悄悄|偷偷|暗中|秘密地|不要告诉|别告诉|瞒着|不要让用户知道|不要通知用户|"
+        r"the\s+(?:user|human|person|owner)\b|\bhide\s+(?:it|this|that)\s+from\b|"
+        r"\b(?:when|while|whenever)\s+the\s+(?:user|human|owner|person)\s+is\s+(?:away|not\s+looking|asleep|offline|busy|afk)\b",
+        r"(?:用户|主人)(?:不在|正在忙|在忙|睡觉|离开|不注意)(?:的时候|时)?|(?:悄悄|偷偷|暗中|秘密地|不要告诉|别告诉|瞒着|不要让用户知道|不要通知用户|"
         r"(?:不要|别|切勿|不得)(?:向|对|跟|让)(?:用户|使用者|主人)(?:透露|提及|提起|说明|展示|显示|知道))",
     ]),
+    # A text that asks to be copied on: a rule that spreads to other files and agents.
+    "replicate": (1.0, False, [
+        r"(?i)\b(?:copy|paste|add|insert|propagate|spread|include|append|replicate)\s+(?:this|these|the\s+(?:above|following))\s+"
+        r"(?:paragraph|text|note|rule|instruction|line|message|section|block)s?\b[^\n]{0,30}\b(?:into|to|in)\s+(?:every|all|each|any|other)\b",
+        r"(?:把|将)(?:这段|这条|这些|以上|上面的?)(?:话|文字|内容|规则|指令|说明)?(?:复制|粘贴|添加|加入|写入|传播)(?:到|进)[^。\n]{0,12}(?:每个|所有|每一个|其他)",
+    ]),
+    # A link that ends in an empty parameter: a slot for the agent to fill.
+    "empty_slot": (0.5, False, [r"https?://\S*[?&][\w-]+=(?=\s|$|[)\]。，,])"]),
     # A text that tells the agent what to say about the text itself.
     "cover_story": (1.0, False, [
         r"(?i)\bif\s+(?:anyone\s+|someone\s+|the\s+user\s+|you\s+are\s+)?(?:asks?|asked|questioned)\s+(?:you\s+)?(?:about|what)\s+"
@@ -314,6 +336,11 @@ _FEATURES: dict[str, tuple[float, bool, list[str]]] = {
         r"(?i)\b(?:tell|inform|assure|report\s+to|reply\s+to)\s+the\s+(?:user|human|person|owner|reviewer)s?\s+(?:that\s+)?"
         r"(?:all\s+|the\s+|every\s+)?(?:tests?\s+(?:passed|pass|succeeded)|it\s+(?:worked|is\s+(?:fine|safe|done))|everything\s+"
         r"(?:is\s+fine|passed|worked|is\s+ok))",
+        r"(?i)\b(?:reviews?|tests?|checks?|confirmations?|code\s+reviews?)\s+(?:are|is)\s+(?:a\s+waste\s+of\s+time|pointless|useless|"
+        r"unnecessary|a\s+formality)\b|\beven\s+if\s+(?:it|they|the\s+\w+)\s+(?:failed|fails|didn'?t\s+work|did\s+not\s+work|is\s+broken|"
+        r"has\s+(?:bugs|vulnerabilities)|is\s+(?:vulnerable|insecure))\b",
+        r"(?:不要|别|不许|不准|无需)(?:再)?(?:提|提及|提到|提起|说|报告|警告|指出)(?:任何)?(?:安全)?(?:风险|漏洞|问题|警告)|"
+        r"即使[^。\n]{0,10}(?:有漏洞|失败|不安全|有问题)",
         r"(?i)\b(?:commit|push|merge)\s+anyway\b|\b(?:disable|turn\s+off|bypass|skip)\s+(?:the\s+)?(?:security|safety|"
         r"secret|virus|malware)\s+(?:scan|scanning|checks?|hooks?|review)s?\b",
         r"(?:自动|直接|一律)(?:批准|通过|合并)|(?:回答|说|回复)[^。\n]{0,6}(?:没有风险|没有问题|是安全的|很安全)|"
