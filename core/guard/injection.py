@@ -1,8 +1,10 @@
 """Prompt-injection detection: does a text try to instruct the agent that will read it?
 
-Every reading of the text (`normalise.variants`: Unicode folded, invisible characters
-removed, look-alike letters made Latin, spaced letters joined, URL escapes and base64
-segments decoded) is matched against `INJECTION_RULES`, English and Chinese. The
+Every reading of the text (`normalise.readings`: Unicode folded, invisible characters
+removed, look-alike letters made Latin, spaced letters joined, URL escapes, base64, hex,
+rot13, tag characters and HTML comments decoded, Traditional Chinese made Simplified)
+is matched against `INJECTION_RULES`, phrases that are an attack on their own, then
+scored by `injection_score`, weighted intent features that add up per sentence. The
 strongest finding wins: `suspicious` (kept out of context until a person clears it)
 over `review` (shown to the reviewer, injected once approved).
 """

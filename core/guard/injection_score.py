@@ -51,18 +51,15 @@ class Score:
 
 def _features_of(sentence: str, present: list[Feature]) -> set[str]:
     found: set[str] = set()
-    clauses: list[tuple[int, str]] | None = None
+    clauses: list[str] | None = None
     for feature in present:
         if not feature.negatable:
             if feature.pattern.search(sentence):
                 found.add(feature.name)
             continue
         if clauses is None:
-            clauses, at = [], 0
-            for clause in _CLAUSE.split(sentence):
-                clauses.append((at, clause))
-                at += len(clause)
-        for _, clause in clauses:
+            clauses = _CLAUSE.split(sentence)
+        for clause in clauses:
             match = feature.pattern.search(clause)
             if match and not _NEGATION.search(clause[: match.start()]):
                 found.add(feature.name)
