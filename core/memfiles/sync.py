@@ -30,6 +30,7 @@ from memdesk.core.memfiles.manifest import (
 )
 from memdesk.core.memfiles.render import GATES, render_file
 from memdesk.core.memfiles.retire import drain, forget, retire
+from memdesk.core.own_writes import fingerprint, read_with_fingerprint
 from memdesk.core.store import GuardRefused, Store
 
 DEFAULT_GATE = "hold"
@@ -70,7 +71,7 @@ def sync_file(store: Store, manifest: Manifest, gate: str, *, order: bool = Fals
     path = manifest.file
     result = SyncResult(str(path))
     try:
-        data = path.read_bytes()
+        data, seen = read_with_fingerprint(path)
     except FileNotFoundError:
         # Someone removed it: memdesk does not bring it back behind their back (late
         # appends stay in the retired links until the file is there again).
@@ -97,8 +98,9 @@ def sync_file(store: Store, manifest: Manifest, gate: str, *, order: bool = Fals
     encoded = rendered.text.encode("utf-8")
     if data != encoded:
         retire(store.meta_dir, manifest, len(data))
-        atomic_write_bytes(path, encoded)
+        seen = fingerprint(atomic_write_bytes(path, encoded))
         result.written = True
+    manifest.written = seen
     manifest.rendered, manifest.owners = rendered.text, rendered.owners
     save_manifest(store.meta_dir, manifest)
     forget(store.meta_dir, drained)
