@@ -440,9 +440,9 @@ def _mark_multiline_secrets(found: list[ExternalLine]) -> None:
         numbered = numbered[max(0, first - _CONTEXT_LINES) :]
         texts = [_context_text(raw.decode("utf-8", "replace")) for _, raw in numbered]
         for index in multiline_secret_lines(texts):
-            line = lines.get(numbered[index][0])
-            if line is not None:
-                line.multiline_secret = True
+            secret = lines.get(numbered[index][0])
+            if secret is not None:
+                secret.multiline_secret = True
 
 
 def open_inodes() -> set[tuple[int, int]] | None:

@@ -56,11 +56,12 @@ class EntryFileCache:
             if not name.endswith(".toml") or name.startswith("."):
                 continue
             seen.add(name)
+            st: os.stat_result | None
             try:
                 st = child.stat(follow_symlinks=True)
             except OSError:
                 st = None
-            else:
+            if st is not None:
                 cached = files.get(name)
                 if cached is not None and cached[:2] == file_key(st):
                     continue  # unchanged: the common case
