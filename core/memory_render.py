@@ -11,8 +11,8 @@ the same assembler call as the preview (purpose, budget and unit from
 `.memdesk/settings.toml`), so the file agents load and the preview a person looks at
 never disagree.
 
-Every function here expects the caller to hold nothing but the store; they take the
-store's lock themselves (it is re-entrant within a process).
+Every function here takes the store's lock itself (it is re-entrant within a process),
+so it may be called from a commit subscriber and from a CLI verb alike.
 """
 
 from __future__ import annotations
