@@ -6,6 +6,7 @@ three modes. Run: python bench/search_bilingual.py
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
@@ -16,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from memdesk.core.search import SearchService  # noqa: E402
+from memdesk.core.search.embedder import BUILTIN_MODELS, DEFAULT_MODEL  # noqa: E402
 from search_common import load_bilingual, print_table  # noqa: E402
 
 TYPES = ("exact", "paraphrase", "crosslingual", "mixed")
@@ -50,14 +52,14 @@ def evaluate(service: SearchService, queries: list[dict], mode: str) -> dict[str
     return out
 
 
-def print_duplicates(entries: list) -> None:
+def print_duplicates(models: list[str], entries: list) -> None:
     """Pairs the review queue would show, per model (the data has one contradiction,
     e017/e018, across languages, and near-duplicates across languages)."""
     from memdesk.core.pairs import find_duplicates
     from memdesk.core.search.embedder import load_embedder
 
     rows = []
-    for model in ("minilm-int8", "use-multilingual"):
+    for model in models:
         embedder = load_embedder(
             model, Path(tempfile.gettempdir()) / "memdesk-bench-model"
         ).embedder
@@ -70,11 +72,20 @@ def print_duplicates(entries: list) -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--models",
+        default=",".join(dict.fromkeys([DEFAULT_MODEL, "none", *BUILTIN_MODELS])),
+        help="comma-separated; the default model first",
+    )
+    parser.add_argument("--no-duplicates", action="store_true", help="skip the pair table")
+    args = parser.parse_args()
+    models = [m for m in args.models.split(",") if m]
     entries, queries = load_bilingual()
     print(f"bilingual dev: {len(entries)} entries, {len(queries)} queries\n")
     rows = []
     none_rows = []
-    for model in ("none", "minilm-int8", "use-multilingual"):
+    for model in models:
         with tempfile.TemporaryDirectory() as tmp:
             service = SearchService(Path(tmp), {"search": {"model": model}})
             t0 = time.perf_counter()
@@ -103,7 +114,8 @@ def main() -> None:
                         f"{build:.1f}s",
                     ]
                 )
-    print_duplicates(entries)
+    if not args.no_duplicates:
+        print_duplicates([m for m in models if m != "none"], entries)
     headers = ["model / mode"]
     for t in (*TYPES, "all"):
         headers += [f"{t} R@1", "R@5", "MRR"]

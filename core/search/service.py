@@ -25,11 +25,16 @@ from typing import Any
 
 import numpy as np
 from memdesk.core.entry import Entry
-from memdesk.core.search.embedder import Embedder, load_embedder
+from memdesk.core.search.embedder import Embedder, load_embedder, query_vector
 from memdesk.core.search.fusion import NEEDS_TERM_COVER, RankedLists, fusion_for, status_weight
 from memdesk.core.search.hits import Hit, matched_terms, reason_of
 from memdesk.core.search.index_state import IndexState, fingerprint
 from memdesk.core.search.memory import keep_freed_memory_small, release_free_memory
+from memdesk.core.search.neighbours import (
+    NEIGHBOUR_SHARE,
+    SessionNeighbours,
+    lift_by_neighbours,
+)
 from memdesk.core.search.settings import SearchSettings
 from memdesk.core.search.text_index import TextIndex, TextIndexBusy
 from memdesk.core.search.tokenizer import query_terms
@@ -90,6 +95,8 @@ class SearchService:
             self.cache = VectorCache(self.index_dir / "vectors" / safe, self.embedder.dim)
         self._lock = threading.RLock()
         self._entries: dict[str, Entry] = {}
+        # Each entry's place in its session: the text index's `context` field.
+        self._neighbours = SessionNeighbours()
         self._index_state = IndexState(self.index_dir)
         self._state: dict[str, int] = {} if self.text.rebuilt else self._index_state.load()
         # One int8 row per entry (vector_matrix.py), under self._lock.
@@ -129,14 +136,18 @@ class SearchService:
                 except TextIndexBusy:
                     report.text_index_busy = True
             current = {e.id: e for e in entries}
+            self._neighbours.rebuild(current)
             changed: list[Entry] = []
             marks: list[int] = []
+            contexts: dict[str, str] = {}
             for entry in entries:
                 known = self._state.get(entry.id)
-                mark = fingerprint(entry)
+                context = self._neighbours.context(entry, current)
+                mark = fingerprint(entry, context)
                 if known != mark:
                     changed.append(entry)
                     marks.append(mark)
+                    contexts[entry.id] = context
                     report.added += known is None
                     report.updated += known is not None
             removed = [i for i in self._state if i not in current]
@@ -144,7 +155,9 @@ class SearchService:
             if (changed or removed) and not report.text_index_busy:
                 fresh = {e.id for e in changed if e.id not in self._state}
                 try:
-                    self.text.apply(changed, removed, fresh=fresh)
+                    self.text.apply(
+                        changed, removed, fresh=fresh, context_of=lambda e: contexts[e.id]
+                    )
                 except TextIndexBusy:
                     # Another process is indexing the same store; it brings the text
                     # index up to date, and the state left as is makes the next sync
@@ -157,6 +170,7 @@ class SearchService:
                     del self._state[entry_id]
                 self._index_state.save(self._state)
             self._entries = current
+            contexts.clear()
         report.embedded = (
             self._vectors.sync(entries, current, progress) if self._vectors is not None else 0
         )
@@ -216,31 +230,38 @@ class SearchService:
     def update_many(self, entries: Sequence[Entry]) -> None:
         """Like `update` for several entries: one index commit, one embedding batch."""
         with self._lock:
-            marks = {e.id: fingerprint(e) for e in entries}
-            changed = [e for e in entries if self._state.get(e.id) != marks[e.id]]
-            if changed:
-                try:
-                    self.text.apply(changed)
-                    for entry in changed:
-                        self._state[entry.id] = marks[entry.id]
-                        self._index_state.log(self._state, entry.id, marks[entry.id])
-                except TextIndexBusy:
-                    pass  # state unchanged: the next sync indexes them
             for entry in entries:
                 self._entries[entry.id] = entry
+            self._reindex(self._neighbours.update([e.id for e in entries], self._entries))
         if self._vectors is not None and entries:
             self._vectors.update(entries)
 
+    def _reindex(self, ids: Collection[str], removed: Sequence[str] = ()) -> None:
+        """Bring these entries' text documents up to date (their text or their context
+        changed) and drop `removed`, in one commit; under self._lock."""
+        entries = self._entries
+        contexts = {i: self._neighbours.context(entries[i], entries) for i in ids if i in entries}
+        marks = {i: fingerprint(entries[i], c) for i, c in contexts.items()}
+        changed = [entries[i] for i, mark in marks.items() if self._state.get(i) != mark]
+        removed = [i for i in removed if i in self._state]
+        if not changed and not removed:
+            return
+        try:
+            self.text.apply(changed, removed, context_of=lambda e: contexts[e.id])
+        except TextIndexBusy:
+            return  # state unchanged: the next sync indexes them
+        for entry in changed:
+            self._state[entry.id] = marks[entry.id]
+            self._index_state.log(self._state, entry.id, marks[entry.id])
+        for entry_id in removed:
+            del self._state[entry_id]
+            self._index_state.log(self._state, entry_id, None)
+
     def remove(self, entry_id: str) -> None:
         with self._lock:
-            if entry_id in self._state:
-                try:
-                    self.text.apply([], [entry_id])
-                    del self._state[entry_id]
-                    self._index_state.log(self._state, entry_id, None)
-                except TextIndexBusy:
-                    pass  # state unchanged: the next sync removes it
             self._entries.pop(entry_id, None)
+            neighbours = self._neighbours.update([entry_id], self._entries)
+            self._reindex(neighbours - {entry_id}, removed=[entry_id])
             self._matrix.drop_row(entry_id)
 
     # -- vectors -----------------------------------------------------------------
@@ -248,7 +269,7 @@ class SearchService:
         assert self.embedder is not None
         vector = self._query_vectors.get(query)
         if vector is None:
-            vector = self.embedder.embed([query])[0]
+            vector = query_vector(self.embedder, query)
             if len(self._query_vectors) > 256:
                 self._query_vectors.clear()
             self._query_vectors[query] = vector
@@ -352,9 +373,16 @@ class SearchService:
             scores = np.where(mask, scores, -np.inf)
         k = min(depth, n)
         top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top])]
         floor = self.min_similarity if self.min_similarity is not None else -1.0
-        return [(ids[r], float(scores[r])) for r in top if scores[r] >= floor]
+        with self._lock:
+            if self._matrix.n != n:  # rows came or went while the cosines ran: no lift
+                top = top[np.argsort(-scores[top])]
+                return [(ids[r], float(scores[r])) for r in top if scores[r] >= floor]
+            lifted = lift_by_neighbours(
+                scores, top, ids, self._matrix.row, self._neighbours, NEIGHBOUR_SHARE
+            )
+        # An entry stays when it or a neighbour clears the floor.
+        return [(ids[r], score) for r, score, best in lifted[:k] if best >= floor]
 
     def _fuse(
         self,
