@@ -29,6 +29,7 @@ from memdesk.core.search.embedder import Embedder, load_embedder, query_vector
 from memdesk.core.search.fusion import NEEDS_TERM_COVER, RankedLists, fusion_for, status_weight
 from memdesk.core.search.hits import Hit, matched_terms, reason_of
 from memdesk.core.search.index_state import IndexState, fingerprint
+from memdesk.core.search.languages import LATIN, LanguageCentering, language_of
 from memdesk.core.search.memory import keep_freed_memory_small, release_free_memory
 from memdesk.core.search.neighbours import (
     NEIGHBOUR_SHARE,
@@ -37,14 +38,18 @@ from memdesk.core.search.neighbours import (
 )
 from memdesk.core.search.settings import SearchSettings
 from memdesk.core.search.text_index import TextIndex, TextIndexBusy
-from memdesk.core.search.tokenizer import query_terms
+from memdesk.core.search.tokenizer import query_terms, scripts_of
 from memdesk.core.search.vector_cache import VectorCache
 from memdesk.core.search.vector_matrix import VectorMatrix, VectorView, cosines
 from memdesk.core.search.vectors import Progress, VectorIndex
 
 MODES: tuple[str, ...] = ("hybrid", "text", "semantic")
 # Cosine below which a semantic hit is noise, per model (tuned on the bilingual dev set).
-MIN_SIMILARITY: dict[str, float] = {"use-multilingual": 0.2, "minilm-int8": 0.3}
+MIN_SIMILARITY: dict[str, float] = {
+    "e5-multilingual": 0.7,
+    "use-multilingual": 0.2,
+    "minilm-int8": 0.3,
+}
 _DEFAULT_MIN_SIMILARITY = 0.3
 
 _LOAD = object()  # sentinel: load the embedder the settings name
@@ -103,6 +108,11 @@ class SearchService:
         self._matrix = VectorMatrix(self.embedder.dim if self.embedder else 0)
         self._executor: ThreadPoolExecutor | None = None
         self._query_vectors: dict[str, np.ndarray] = {}
+        # Cross-lingual scoring (languages.py): recomputed when the vectors change.
+        self._vector_changes = 0
+        self._centred_at: tuple[int, int] | None = None
+        self._centring_state = LanguageCentering()
+        self._languages: dict[str, tuple[Entry | None, int]] = {}
         self._vectors: VectorIndex | None = None
         if self.embedder is not None and self.cache is not None:
             self._vectors = VectorIndex(self.embedder, self.cache, self._matrix, self._lock)
@@ -174,6 +184,7 @@ class SearchService:
         report.embedded = (
             self._vectors.sync(entries, current, progress) if self._vectors is not None else 0
         )
+        self._vector_changes += 1
         del entries, current
         release_free_memory()  # the writer heap and sync temporaries (a few ms)
         return report
@@ -235,6 +246,7 @@ class SearchService:
             self._reindex(self._neighbours.update([e.id for e in entries], self._entries))
         if self._vectors is not None and entries:
             self._vectors.update(entries)
+            self._vector_changes += 1
 
     def _reindex(self, ids: Collection[str], removed: Sequence[str] = ()) -> None:
         """Bring these entries' text documents up to date (their text or their context
@@ -263,6 +275,7 @@ class SearchService:
             neighbours = self._neighbours.update([entry_id], self._entries)
             self._reindex(neighbours - {entry_id}, removed=[entry_id])
             self._matrix.drop_row(entry_id)
+            self._vector_changes += 1
 
     # -- vectors -----------------------------------------------------------------
     def embed_query(self, query: str) -> np.ndarray:
@@ -323,15 +336,16 @@ class SearchService:
                 (h.entry_id, h.score) for h in self.text.search(query, limit=depth, filters=filters)
             ]
         semantic_ranked: list[tuple[str, float]] = []
+        cosine: dict[str, float] = {}
         if mode in ("hybrid", "semantic"):
-            semantic_ranked = self._semantic(query, filters, depth)
+            semantic_ranked, cosine = self._semantic(query, filters, depth)
 
         with self._lock:
             entries = self._entries
             allowed = self._time_filter(entries, since, until)
             text_ranked = [(i, s) for i, s in text_ranked if i in entries and allowed(i)]
             semantic_ranked = [(i, s) for i, s in semantic_ranked if i in entries and allowed(i)]
-            return self._fuse(query, mode, text_ranked, semantic_ranked, entries, limit)
+            return self._fuse(query, mode, text_ranked, semantic_ranked, cosine, entries, limit)
 
     @staticmethod
     def _time_filter(
@@ -347,17 +361,20 @@ class SearchService:
 
     def _semantic(
         self, query: str, filters: Mapping[str, list[str]], depth: int
-    ) -> list[tuple[str, float]]:
+    ) -> tuple[list[tuple[str, float]], dict[str, float]]:
+        """(id, ranking score) best first, and each hit's cosine to show."""
         if self.embedder is None:
-            return []
+            return [], {}
         query_vector = self.embed_query(query)
         with self._lock:
             codes, scales, ids = self._matrix.live()
             n = len(ids)
             entries = self._entries
+            centring = self._centring(codes, scales, ids)
         if n == 0:
-            return []
-        scores = cosines(codes, scales, query_vector)
+            return [], {}
+        cosine = cosines(codes, scales, query_vector)
+        scores = centring.scores(cosine, codes, scales, query_vector, language_of(query))
         active = {k: set(v) for k, v in filters.items() if v}
         if active:
             mask = np.fromiter(
@@ -376,13 +393,36 @@ class SearchService:
         floor = self.min_similarity if self.min_similarity is not None else -1.0
         with self._lock:
             if self._matrix.n != n:  # rows came or went while the cosines ran: no lift
-                top = top[np.argsort(-scores[top])]
-                return [(ids[r], float(scores[r])) for r in top if scores[r] >= floor]
-            lifted = lift_by_neighbours(
-                scores, top, ids, self._matrix.row, self._neighbours, NEIGHBOUR_SHARE
-            )
+                lifted = [(int(r), float(scores[r]), float(cosine[r])) for r in top]
+                lifted.sort(key=lambda item: -item[1])
+            else:
+                lifted = lift_by_neighbours(
+                    scores, cosine, top, ids, self._matrix.row, self._neighbours, NEIGHBOUR_SHARE
+                )
         # An entry stays when it or a neighbour clears the floor.
-        return [(ids[r], score) for r, score, best in lifted[:k] if best >= floor]
+        kept = [(r, score) for r, score, best in lifted[:k] if best >= floor]
+        return [(ids[r], score) for r, score in kept], {ids[r]: float(cosine[r]) for r, _ in kept}
+
+    def _centring(
+        self, codes: np.ndarray, scales: np.ndarray, ids: Sequence[str]
+    ) -> LanguageCentering:
+        """The per-language centring of the current vectors (languages.py), recomputed
+        after they changed; under self._lock."""
+        stamp = (self._vector_changes, len(ids))
+        if self._centred_at != stamp:
+            labels = []
+            for entry_id in ids:
+                entry = self._entries.get(entry_id)
+                known = self._languages.get(entry_id)
+                if known is None or known[0] is not entry:
+                    known = (entry, language_of(entry.search_text()) if entry else LATIN)
+                    self._languages[entry_id] = known
+                labels.append(known[1])
+            for gone in [i for i in self._languages if i not in self._entries]:
+                del self._languages[gone]
+            self._centring_state.refresh(codes, scales, labels)
+            self._centred_at = stamp
+        return self._centring_state
 
     def _fuse(
         self,
@@ -390,6 +430,7 @@ class SearchService:
         mode: str,
         text_ranked: list[tuple[str, float]],
         semantic_ranked: list[tuple[str, float]],
+        cosine: Mapping[str, float],
         entries: Mapping[str, Entry],
         limit: int,
     ) -> list[Hit]:
@@ -399,6 +440,16 @@ class SearchService:
         lists = RankedLists(
             text_ranked, semantic_ranked, self.settings.rrf_k, self.settings.text_weight
         )
+        if mode == "hybrid" and semantic_ranked:
+            asked_in = scripts_of(query)
+            found = {i for i, _ in text_ranked}
+            lists.text_blind = {
+                i
+                for i, _ in semantic_ranked
+                if asked_in
+                and i not in found
+                and not asked_in & scripts_of(entries[i].search_text())
+            }
         matched: dict[str, list[str]] = {}
         # Matched terms cost a tokenisation per hit: for every text hit only when the
         # fusion weighs by them, otherwise for the hits returned (below).
@@ -407,7 +458,7 @@ class SearchService:
             lists.term_cover = {i: max(len(m), 1) / len(terms) for i, m in matched.items()}
         base = fusion_for(mode, fusion_name)(lists)
         text_rank, sem_rank = lists.text_rank, lists.semantic_rank
-        similarity = dict(semantic_ranked)
+        similarity = cosine
         hits = [
             Hit(
                 entry_id=entry_id,
