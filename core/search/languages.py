@@ -22,9 +22,10 @@ unchanged. Languages are told apart by script: CJK characters, or not.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
+from memdesk.core.entry import Entry
 from memdesk.core.search.vector_matrix import cosines
 
 LATIN, CJK = 0, 1
@@ -61,16 +62,19 @@ class LanguageCentering:
         counts = np.bincount(self._labels, minlength=2) if len(self._labels) else [0, 0]
         self.active = bool(min(counts[LATIN], counts[CJK]) >= MIN_GROUP)
         self._means = {}
-        if not self.active:
+        known = [label for label in (LATIN, CJK) if counts[label] >= MIN_GROUP]
+        if not known:
             return
-        sums = {LATIN: np.zeros(codes.shape[1], np.float64), CJK: np.zeros(codes.shape[1])}
+        sums = {label: np.zeros(codes.shape[1], np.float64) for label in known}
         for start in range(0, len(codes), _CHUNK):
             block = codes[start : start + _CHUNK].astype(np.float32)
             block *= scales[start : start + _CHUNK, None]
             part = self._labels[start : start + _CHUNK]
-            for label in (LATIN, CJK):
+            for label in known:
                 sums[label] += block[part == label].sum(axis=0)
         self._means = {label: (sums[label] / counts[label]).astype(np.float32) for label in sums}
+        if not self.active:
+            return  # one language: the means only serve `centre`
         self._row_mean_dot = np.empty(len(codes), np.float32)
         mean_sq = np.empty(len(codes), np.float32)
         for label, mean in self._means.items():
@@ -106,3 +110,88 @@ class LanguageCentering:
                 group = (dots[rows] - float(mean @ centred_query)) / self._row_norm[rows]
             out[rows] = (group - group.mean()) / (group.std() or 1.0)
         return out
+
+    def centre(self, vectors: np.ndarray, labels: Sequence[int]) -> np.ndarray:
+        """`vectors` minus their language's mean, unit length again: cosines between
+        them spread over [-1, 1] instead of crowding near a model's typical similarity
+        (multilingual-e5 puts unrelated texts at 0.8), so the pair finder's thresholds
+        mean the same for every model. Unchanged where a language's mean is unknown."""
+        out = np.array(vectors, dtype=np.float32, copy=True)
+        for label, mean in self._means.items():
+            rows = np.asarray(labels) == label
+            out[rows] -= mean
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+
+class CentredVectors(Mapping[str, np.ndarray]):
+    """An id -> vector view whose vectors are centred on their language's mean."""
+
+    def __init__(
+        self,
+        vectors: Mapping[str, np.ndarray],
+        centring: LanguageCentering,
+        label_of: Callable[[str], int],
+    ) -> None:
+        self._vectors = vectors
+        self._centring = centring
+        self._label_of = label_of
+
+    def __getitem__(self, entry_id: str) -> np.ndarray:
+        return self.stack([entry_id])[0]
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._vectors
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._vectors)
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+    def stack(self, entry_ids: Sequence[str]) -> np.ndarray:
+        stack = getattr(self._vectors, "stack", None)
+        plain = (
+            stack(entry_ids)
+            if callable(stack)
+            else np.stack([self._vectors[i] for i in entry_ids]).astype(np.float32)
+        )
+        return self._centring.centre(plain, [self._label_of(i) for i in entry_ids])
+
+
+class EntryLanguages:
+    """Each entry's language (worked out once per Entry object) and the centring of the
+    vectors as they are now, recomputed when `stamp` says they changed."""
+
+    def __init__(self) -> None:
+        self.centring = LanguageCentering()
+        self._known: dict[str, tuple[Entry | None, int]] = {}
+        self._stamp: object = None
+
+    def label(self, entry_id: str) -> int:
+        known = self._known.get(entry_id)
+        return known[1] if known else LATIN
+
+    def refresh(
+        self,
+        codes: np.ndarray,
+        scales: np.ndarray,
+        ids: Sequence[str],
+        entries: Mapping[str, Entry],
+        stamp: object,
+    ) -> LanguageCentering:
+        if stamp != self._stamp:
+            labels = []
+            for entry_id in ids:
+                entry = entries.get(entry_id)
+                known = self._known.get(entry_id)
+                if known is None or known[0] is not entry:
+                    known = (entry, language_of(entry.search_text()) if entry else LATIN)
+                    self._known[entry_id] = known
+                labels.append(known[1])
+            for gone in [i for i in self._known if i not in entries]:
+                del self._known[gone]
+            self.centring.refresh(codes, scales, labels)
+            self._stamp = stamp
+        return self.centring

@@ -29,7 +29,12 @@ from memdesk.core.search.embedder import Embedder, load_embedder, query_vector
 from memdesk.core.search.fusion import NEEDS_TERM_COVER, RankedLists, fusion_for, status_weight
 from memdesk.core.search.hits import Hit, matched_terms, reason_of
 from memdesk.core.search.index_state import IndexState, fingerprint
-from memdesk.core.search.languages import LATIN, LanguageCentering, language_of
+from memdesk.core.search.languages import (
+    CentredVectors,
+    EntryLanguages,
+    LanguageCentering,
+    language_of,
+)
 from memdesk.core.search.memory import keep_freed_memory_small, release_free_memory
 from memdesk.core.search.neighbours import (
     NEIGHBOUR_SHARE,
@@ -110,9 +115,7 @@ class SearchService:
         self._query_vectors: dict[str, np.ndarray] = {}
         # Cross-lingual scoring (languages.py): recomputed when the vectors change.
         self._vector_changes = 0
-        self._centred_at: tuple[int, int] | None = None
-        self._centring_state = LanguageCentering()
-        self._languages: dict[str, tuple[Entry | None, int]] = {}
+        self._languages = EntryLanguages()
         self._vectors: VectorIndex | None = None
         if self.embedder is not None and self.cache is not None:
             self._vectors = VectorIndex(self.embedder, self.cache, self._matrix, self._lock)
@@ -297,12 +300,28 @@ class SearchService:
         """Every entry's vector by id, dequantised on access (no float32 copy of all)."""
         return VectorView(self._matrix, self._lock)
 
+    def pair_vectors(self) -> Mapping[str, np.ndarray]:
+        """The vectors the pair finder compares: as stored, or centred on their
+        language's mean for a model whose cosines crowd together (languages.py)."""
+        if not getattr(self.embedder, "anisotropic", False):
+            return self.vectors()
+        with self._lock:
+            codes, scales, ids = self._matrix.live()
+            centring = self._centring(codes, scales, ids)
+        return CentredVectors(self.vectors(), centring, self._languages.label)
+
     def duplicates(
         self, entries: Sequence[Entry] | None = None, focus: Collection[str] | None = None
     ) -> list[Any]:
-        """Exact / near / contradiction pairs (see duplicates.py), from cached vectors;
+        """Exact / near / contradiction pairs (core/pairs), from cached vectors;
         `focus`: only pairs touching these ids."""
-        return service_duplicates(self, entries, focus)
+        from memdesk.core.pairs import find_duplicates
+
+        pool = list(entries if entries is not None else self.entries())
+        vectors = self.pair_vectors()
+        return find_duplicates(
+            pool, self.embedder, vectors=vectors, settings=self.settings, focus=focus
+        )
 
     # -- searching ---------------------------------------------------------------
     def search(
@@ -406,23 +425,9 @@ class SearchService:
     def _centring(
         self, codes: np.ndarray, scales: np.ndarray, ids: Sequence[str]
     ) -> LanguageCentering:
-        """The per-language centring of the current vectors (languages.py), recomputed
-        after they changed; under self._lock."""
+        """Per-language centring of the current vectors (languages.py); under the lock."""
         stamp = (self._vector_changes, len(ids))
-        if self._centred_at != stamp:
-            labels = []
-            for entry_id in ids:
-                entry = self._entries.get(entry_id)
-                known = self._languages.get(entry_id)
-                if known is None or known[0] is not entry:
-                    known = (entry, language_of(entry.search_text()) if entry else LATIN)
-                    self._languages[entry_id] = known
-                labels.append(known[1])
-            for gone in [i for i in self._languages if i not in self._entries]:
-                del self._languages[gone]
-            self._centring_state.refresh(codes, scales, labels)
-            self._centred_at = stamp
-        return self._centring_state
+        return self._languages.refresh(codes, scales, ids, self._entries, stamp)
 
     def _fuse(
         self,
@@ -488,17 +493,3 @@ class SearchService:
     def forget_query_vectors(self) -> None:
         """Drop the memo of embedded queries (benchmarks time the embedding too)."""
         self._query_vectors.clear()
-
-
-def service_duplicates(
-    service: SearchService,
-    entries: Sequence[Entry] | None = None,
-    focus: Collection[str] | None = None,
-) -> list[Any]:
-    """Duplicates among the service's entries, reusing its cached vectors."""
-    from memdesk.core.pairs import find_duplicates
-
-    pool = list(entries if entries is not None else service.entries())
-    return find_duplicates(
-        pool, service.embedder, vectors=service.vectors(), settings=service.settings, focus=focus
-    )
