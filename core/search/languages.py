@@ -111,13 +111,20 @@ class LanguageCentering:
             out[rows] = (group - group.mean()) / (group.std() or 1.0)
         return out
 
-    def centre(self, vectors: np.ndarray, labels: Sequence[int]) -> np.ndarray:
+    def centre(
+        self,
+        vectors: np.ndarray,
+        labels: Sequence[int],
+        fallback: Mapping[int, np.ndarray] | None = None,
+    ) -> np.ndarray:
         """`vectors` minus their language's mean, unit length again: cosines between
         them spread over [-1, 1] instead of crowding near a model's typical similarity
         (multilingual-e5 puts unrelated texts at 0.8), so the pair finder's thresholds
-        mean the same for every model. Unchanged where a language's mean is unknown."""
+        mean the same for every model. A language with too few entries to know its mean
+        uses `fallback` (the mean of built-in sample sentences), else stays as it is."""
         out = np.array(vectors, dtype=np.float32, copy=True)
-        for label, mean in self._means.items():
+        means = {**(fallback or {}), **self._means}
+        for label, mean in means.items():
             rows = np.asarray(labels) == label
             out[rows] -= mean
         norms = np.linalg.norm(out, axis=1, keepdims=True)
@@ -133,10 +140,12 @@ class CentredVectors(Mapping[str, np.ndarray]):
         vectors: Mapping[str, np.ndarray],
         centring: LanguageCentering,
         label_of: Callable[[str], int],
+        fallback: Mapping[int, np.ndarray] | None = None,
     ) -> None:
         self._vectors = vectors
         self._centring = centring
         self._label_of = label_of
+        self._fallback = fallback
 
     def __getitem__(self, entry_id: str) -> np.ndarray:
         return self.stack([entry_id])[0]
@@ -157,7 +166,47 @@ class CentredVectors(Mapping[str, np.ndarray]):
             if callable(stack)
             else np.stack([self._vectors[i] for i in entry_ids]).astype(np.float32)
         )
-        return self._centring.centre(plain, [self._label_of(i) for i in entry_ids])
+        labels = [self._label_of(i) for i in entry_ids]
+        return self._centring.centre(plain, labels, self._fallback)
+
+
+# Everyday statements of the kinds a memory holds, per language: their mean vector
+# stands in for a language's mean while the store has too few entries in it.
+SAMPLE_SENTENCES: dict[int, tuple[str, ...]] = {
+    LATIN: (
+        "Run the tests before every commit.",
+        "The service is deployed with Docker on Fridays.",
+        "She prefers tea to coffee in the morning.",
+        "Use the staging database for manual checks.",
+        "The meeting moved to Wednesday afternoon.",
+        "Logs are kept for thirty days.",
+        "He went hiking with friends last weekend.",
+        "API keys live in the secrets manager, never in the repo.",
+        "The build fails when the lockfile is out of date.",
+        "Reply briefly and give the answer first.",
+        "We switched from npm to pnpm last year.",
+        "Her daughter started school in September.",
+    ),
+    CJK: (
+        "每次提交前先跑测试。",
+        "服务每周五用 Docker 部署。",
+        "她早上更喜欢喝茶而不是咖啡。",
+        "手动检查请用预发环境的数据库。",
+        "周会改到了周三下午。",
+        "日志保留三十天。",
+        "他上周末和朋友去爬山了。",
+        "密钥放在密钥管理服务里，不要放进代码仓库。",
+        "锁文件过期时构建会失败。",
+        "回答要简洁，先给结论。",
+        "去年我们从 npm 换成了 pnpm。",
+        "她的女儿九月开始上学。",
+    ),
+}
+
+
+def sample_means(embed: Callable[[Sequence[str]], np.ndarray]) -> dict[int, np.ndarray]:
+    """Each language's mean over the sample sentences, embedded by the model in use."""
+    return {label: embed(list(texts)).mean(axis=0) for label, texts in SAMPLE_SENTENCES.items()}
 
 
 class EntryLanguages:

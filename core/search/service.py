@@ -34,6 +34,7 @@ from memdesk.core.search.languages import (
     EntryLanguages,
     LanguageCentering,
     language_of,
+    sample_means,
 )
 from memdesk.core.search.memory import keep_freed_memory_small, release_free_memory
 from memdesk.core.search.neighbours import (
@@ -116,6 +117,7 @@ class SearchService:
         # Cross-lingual scoring (languages.py): recomputed when the vectors change.
         self._vector_changes = 0
         self._languages = EntryLanguages()
+        self._sample_means: dict[int, np.ndarray] | None = None
         self._vectors: VectorIndex | None = None
         if self.embedder is not None and self.cache is not None:
             self._vectors = VectorIndex(self.embedder, self.cache, self._matrix, self._lock)
@@ -305,10 +307,12 @@ class SearchService:
         language's mean for a model whose cosines crowd together (languages.py)."""
         if not getattr(self.embedder, "anisotropic", False):
             return self.vectors()
+        if self._sample_means is None:
+            self._sample_means = sample_means(self.embedder.embed)  # type: ignore[union-attr]
         with self._lock:
             codes, scales, ids = self._matrix.live()
             centring = self._centring(codes, scales, ids)
-        return CentredVectors(self.vectors(), centring, self._languages.label)
+        return CentredVectors(self.vectors(), centring, self._languages.label, self._sample_means)
 
     def duplicates(
         self, entries: Sequence[Entry] | None = None, focus: Collection[str] | None = None

@@ -9,10 +9,16 @@ import numpy as np
 import pytest
 from memdesk.core.entry import Entry
 from memdesk.core.search import SearchService
-from memdesk.core.search.embedder import DEFAULT_MODEL, MINILM, USE_MULTILINGUAL, load_embedder
+from memdesk.core.search.embedder import (
+    DEFAULT_MODEL,
+    E5_MULTILINGUAL,
+    MINILM,
+    USE_MULTILINGUAL,
+    load_embedder,
+)
 
 
-@pytest.mark.parametrize("model", [MINILM, USE_MULTILINGUAL])
+@pytest.mark.parametrize("model", [E5_MULTILINGUAL, MINILM, USE_MULTILINGUAL])
 def test_builtin_model_loads_offline_and_embeds(tmp_path: Path, model: str) -> None:
     assert os.environ.get("HF_HUB_OFFLINE") == "1"
     loaded = load_embedder(model, tmp_path / "model")
