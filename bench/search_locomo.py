@@ -148,6 +148,8 @@ def main() -> None:
                     continue
                 text_done.add(split) if mode == "text" else None
                 label = "- / text" if mode == "text" else f"{model} / {mode}"
+                if model == DEFAULT_MODEL and mode == "hybrid" and not args.fusion:
+                    label += " (default)"
                 rows.append([split, label, a1 / n, a5 / n, a10 / n, all10 / n, int(n)])
         print(f"{model}: index + queries in {elapsed:.1f}s")
     print()
