@@ -31,7 +31,7 @@ from memdesk.core.search.vector_matrix import cosines
 LATIN, CJK = 0, 1
 _CJK_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _LETTER = re.compile(r"[^\W\d_]")
-_SAMPLE = 600  # characters looked at: the start of a text says which language it is in
+_SAMPLE = 300  # characters looked at: the start of a text says which language it is in
 _CHUNK = 4096
 # Fewer entries than this in a language: its mean is too noisy to centre on.
 MIN_GROUP = 8
@@ -42,8 +42,10 @@ def language_of(text: str) -> int:
     carries about as much as a short English word), else LATIN."""
     sample = text[:_SAMPLE]
     cjk = len(_CJK_CHAR.findall(sample))
+    if not cjk:  # most texts: one regex pass that finds nothing
+        return LATIN
     letters = len(_LETTER.findall(sample))
-    return CJK if cjk and cjk * 4 >= letters else LATIN
+    return CJK if cjk * 4 >= letters else LATIN
 
 
 class LanguageCentering:
