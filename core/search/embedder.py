@@ -151,6 +151,8 @@ class E5Embedder:
     # Cosines of unrelated texts sit near 0.8 (the model's training leaves a strong
     # shared direction): pairs are compared after centring (languages.py).
     anisotropic = True
+    # Cross-lingual questions are scored per language (languages.py).
+    centre_languages = True
 
     def __init__(self, batch_size: int = 32) -> None:
         # The engine's OpenMP pool would take every core; one thread keeps a query

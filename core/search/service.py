@@ -51,11 +51,8 @@ from memdesk.core.search.vectors import Progress, VectorIndex
 
 MODES: tuple[str, ...] = ("hybrid", "text", "semantic")
 # Cosine below which a semantic hit is noise, per model (tuned on the bilingual dev set).
-MIN_SIMILARITY: dict[str, float] = {
-    "e5-multilingual": 0.7,
-    "use-multilingual": 0.2,
-    "minilm-int8": 0.3,
-}
+# e5 puts unrelated texts near 0.8 (its floor only drops clear noise).
+MIN_SIMILARITY = {"e5-multilingual": 0.7, "use-multilingual": 0.2, "minilm-int8": 0.3}
 _DEFAULT_MIN_SIMILARITY = 0.3
 
 _LOAD = object()  # sentinel: load the embedder the settings name
@@ -117,6 +114,8 @@ class SearchService:
         # Cross-lingual scoring (languages.py): recomputed when the vectors change.
         self._vector_changes = 0
         self._languages = EntryLanguages()
+        # Per-language scoring and text-blind credit where measured to pay (not USE).
+        self._cross_lingual = bool(getattr(self.embedder, "centre_languages", False))
         self._sample_means: dict[int, np.ndarray] | None = None
         self._vectors: VectorIndex | None = None
         if self.embedder is not None and self.cache is not None:
@@ -393,11 +392,12 @@ class SearchService:
             codes, scales, ids = self._matrix.live()
             n = len(ids)
             entries = self._entries
-            centring = self._centring(codes, scales, ids)
+            centring = self._centring(codes, scales, ids) if self._cross_lingual else None
         if n == 0:
             return [], {}
-        cosine = cosines(codes, scales, query_vector)
-        scores = centring.scores(cosine, codes, scales, query_vector, language_of(query))
+        scores = cosine = cosines(codes, scales, query_vector)
+        if centring is not None:
+            scores = centring.scores(cosine, codes, scales, query_vector, language_of(query))
         active = {k: set(v) for k, v in filters.items() if v}
         if active:
             mask = np.fromiter(
@@ -449,7 +449,7 @@ class SearchService:
         lists = RankedLists(
             text_ranked, semantic_ranked, self.settings.rrf_k, self.settings.text_weight
         )
-        if mode == "hybrid" and semantic_ranked:
+        if mode == "hybrid" and semantic_ranked and self._cross_lingual:
             asked_in = scripts_of(query)
             found = {i for i, _ in text_ranked}
             lists.text_blind = {
