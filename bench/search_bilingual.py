@@ -54,17 +54,15 @@ def evaluate(service: SearchService, queries: list[dict], mode: str) -> dict[str
 
 
 def print_duplicates(models: list[str], entries: list) -> None:
-    """Pairs the review queue would show, per model (the data has one contradiction,
-    e017/e018, across languages, and near-duplicates across languages)."""
-    from memdesk.core.pairs import find_duplicates
-    from memdesk.core.search.embedder import load_embedder
-
+    """Pairs the review queue would show, per model, found as the app finds them
+    (SearchService.duplicates: centred vectors for e5). The data has one contradiction,
+    e017/e018, across languages, and near-duplicates across languages."""
     rows = []
     for model in models:
-        embedder = load_embedder(
-            model, Path(tempfile.gettempdir()) / "memdesk-bench-model"
-        ).embedder
-        pairs = find_duplicates(entries, embedder)
+        with tempfile.TemporaryDirectory() as tmp:
+            service = SearchService(Path(tmp), {"search": {"model": model}})
+            service.sync(entries)
+            pairs = service.duplicates()
         for kind in ("exact", "near", "contradiction"):
             found = [f"{p.a}/{p.b}" for p in pairs if p.type == kind]
             rows.append([model, kind, len(found), " ".join(found[:4])])
