@@ -1,6 +1,7 @@
 """Regenerate screenshots/: every screen of the TUI on a fresh copy of the demo project.
 
-    python scripts/screenshots.py [--out screenshots] [--no-model]
+    python scripts/screenshots.py [--out screenshots] [--no-model] [--size 80x24]
+                                  [--only queue,edit]
 
 SVG from Textual (`App.save_screenshot`), PNG from it with `rsvg-convert` (Debian:
 librsvg2-bin) and a CJK-capable monospace font (fonts-wqy-microhei) so Chinese renders;
@@ -129,7 +130,7 @@ def to_png(svg: Path, png: Path) -> bool:
     return True
 
 
-async def take(name: str, step, out: Path, search) -> Path | None:  # type: ignore[no-untyped-def]
+async def take(name: str, step, out: Path, search, size: tuple[int, int] = SIZE) -> Path | None:  # type: ignore[no-untyped-def]
     root = copy_demo_project(Path(tempfile.mkdtemp(prefix="memdesk-shot-")) / "demo")
     store = Store.open(root)
     services = Services(store, load_model=False, today=lambda: TODAY)
@@ -141,7 +142,7 @@ async def take(name: str, step, out: Path, search) -> Path | None:  # type: igno
         if importlib.util.find_spec(LAZY_SCREENS[name][0]) is None:
             print(f"skip {name}: screen not available yet", file=sys.stderr)
             return None
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(pilot, lambda: services.loaded and app.data_version > 0)
         if search is not None:
             services.search = search
@@ -163,7 +164,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="screenshots")
     parser.add_argument("--no-model", action="store_true", help="text search only")
+    parser.add_argument(
+        "--size", default=f"{SIZE[0]}x{SIZE[1]}", help="terminal COLUMNSxROWS (check 80x24)"
+    )
+    parser.add_argument("--only", default="", help="comma-separated shot names")
     args = parser.parse_args()
+    columns, _, rows = args.size.partition("x")
+    size = (int(columns), int(rows))
+    only = {name for name in args.only.split(",") if name}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     search = None
@@ -174,7 +182,9 @@ def main() -> int:
         search = services.build_search()
         print(f"search ready in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
     for name, step in shots():
-        svg = asyncio.run(take(name, step, out, search))
+        if only and name not in only:
+            continue
+        svg = asyncio.run(take(name, step, out, search, size))
         if svg is None:
             continue
         made = to_png(svg, svg.with_suffix(".png"))

@@ -1,4 +1,4 @@
-"""Widgets shared by the screens: the desk header and the entry detail pane."""
+"""Widgets shared by the screens: the desk header and footer, and the entry detail pane."""
 
 from __future__ import annotations
 
@@ -6,10 +6,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from memdesk.core.entry import Entry
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import ProgressBar, Static
+from textual.widget import Widget
+from textual.widgets import Footer, ProgressBar, Static
+
+# Keys a person must always be able to find, whatever the width: shown first.
+ESSENTIAL_ACTIONS = ("help", "quit")
+COMPACT_FOOTER_BELOW = 120  # columns: less space between keys on narrower terminals
 
 
 class DeskHeader(Horizontal):
@@ -41,6 +47,23 @@ class DeskHeader(Horizontal):
             done, total = progress
             # A stage without counts (loading the model) shows as an indeterminate bar.
             bar.update(total=total if total > 1 else None, progress=done)
+
+
+class DeskFooter(Footer):
+    """The key bar. A narrow terminal cuts its right end, so help and quit come first
+    (the screen's own keys follow, then the app's); below 120 columns the keys sit
+    closer together."""
+
+    def compose(self) -> ComposeResult:
+        # Footer yields one key widget per binding (memdesk defines no binding groups,
+        # the one case where it nests them).
+        keys: list[Widget] = list(super().compose())
+        first = [k for k in keys if getattr(k, "action", None) in ESSENTIAL_ACTIONS]
+        yield from first
+        yield from (k for k in keys if k not in first)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.compact = event.size.width < COMPACT_FOOTER_BELOW
 
 
 def header_content(directory: str, counts: dict[str, int], status: str = "") -> Content:

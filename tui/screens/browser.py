@@ -8,20 +8,30 @@ from typing import ClassVar
 
 from memdesk.core.entry import KINDS, SCOPES, STATUSES, Entry
 from memdesk.core.store import Store
+from memdesk.tui.fit_table import FitColumn, FitTable
 from memdesk.tui.screens.entry_actions import clear_flag, edit_entry, set_status
 from memdesk.tui.services import Services
-from memdesk.tui.widgets import DeskHeader, entry_detail
+from memdesk.tui.widgets import DeskFooter, DeskHeader, entry_detail
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 
 DEBOUNCE_SECONDS = 0.15
 MAX_ROWS = 2000  # a table of 10k rows is slow to build and nobody scrolls it
-SUMMARY_WIDTH = 46
+# The summary takes the width the others leave; the last columns go first when narrow.
+BROWSER_COLUMNS = (
+    FitColumn("id", "id", minimum=6, maximum=20),
+    FitColumn("status", "status", minimum=6, maximum=10, drop_order=1),
+    FitColumn("kind", "kind", minimum=4, maximum=12, drop_order=2),
+    FitColumn("scope", "scope", minimum=5, maximum=12, drop_order=3),
+    FitColumn("conf", "conf", minimum=4, maximum=6, drop_order=4),
+    FitColumn("summary", "summary", slack=True),
+    FitColumn("updated", "updated", minimum=10, maximum=10, drop_order=5),
+)
 
 
 class BrowserScreen(Screen[None]):
@@ -52,10 +62,12 @@ class BrowserScreen(Screen[None]):
                 yield Select([(k, k) for k in KINDS], prompt="any kind", id="filter-kind")
                 yield Select([(s, s) for s in SCOPES], prompt="any scope", id="filter-scope")
             yield Static("", id="browser-caption", classes="caption")
-            yield DataTable(id="browser-table", cursor_type="row", zebra_stripes=True)
+            yield FitTable(
+                BROWSER_COLUMNS, id="browser-table", cursor_type="row", zebra_stripes=True
+            )
             with VerticalScroll(id="browser-detail", classes="detail"):
                 yield Static(id="browser-detail-text")
-        yield Footer()
+        yield DeskFooter()
 
     def _data_changed(self, _version: int) -> None:
         """Reload now if shown; a screen in the background reloads when it comes back."""
@@ -71,13 +83,6 @@ class BrowserScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_column("id", key="id", width=9)
-        table.add_column("status", key="status", width=10)
-        table.add_column("kind", key="kind", width=10)
-        table.add_column("scope", key="scope", width=9)
-        table.add_column("conf", key="conf", width=6)
-        table.add_column("summary", key="summary", width=SUMMARY_WIDTH)
-        table.add_column("updated", key="updated", width=10)
         self.watch(self.app, "data_version", self._data_changed, init=False)
         self.reload()
         table.focus()

@@ -33,13 +33,14 @@ from memdesk.tui.screens._live import (
     search_of,
     subscribe_screen,
 )
+from memdesk.tui.widgets import DeskFooter
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static, TextArea
+from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -98,7 +99,7 @@ class ConflictsScreen(Screen[None]):
                 yield Static("", id="conflict-reason")
                 yield VerticalScroll(id="conflict-sides")
                 yield TextArea("", id="merge-editor", soft_wrap=True)
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.query_one("#merge-editor", TextArea).display = False

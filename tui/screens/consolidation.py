@@ -12,12 +12,13 @@ import contextlib
 from typing import Any
 
 from memdesk.core.consolidate import ApplyResult, Plan, Proposal, apply, build_plan, undo_apply
+from memdesk.tui.widgets import DeskFooter
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, SelectionList, Static
+from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 # One cell wide each: an emoji-width glyph (such as an hourglass) shifts the columns and
@@ -79,7 +80,7 @@ class ConsolidationScreen(Screen):
                     yield Static("", id="consolidation-evidence")
                 yield Static("", id="consolidation-sessions")
         yield Static("", id="consolidation-status")
-        yield Footer()
+        yield DeskFooter()
 
     def _locked(self) -> Any:
         lock = getattr(self.services, "lock", None)

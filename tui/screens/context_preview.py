@@ -26,13 +26,14 @@ from memdesk.tui.screens._live import (
     subscribe_screen,
     today_of,
 )
+from memdesk.tui.widgets import DeskFooter
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Checkbox, Footer, Input, ProgressBar, Select, Static
+from textual.widgets import Checkbox, Input, ProgressBar, Select, Static
 from textual.worker import get_current_worker
 
 BUDGET_STEP = 100
@@ -138,7 +139,7 @@ class ContextPreviewScreen(Screen[None]):
                 yield Static("Left out", id="excluded-title")
                 with VerticalScroll(id="excluded"):
                     yield Static("", id="excluded-list")
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.query_one("#preview-block").focus()

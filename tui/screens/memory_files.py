@@ -17,13 +17,14 @@ from memdesk.tui.screens._live import (
     lock_of,
     subscribe_screen,
 )
+from memdesk.tui.widgets import DeskFooter
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 COLUMNS: tuple[tuple[str, int], ...] = (
@@ -61,7 +62,7 @@ class MemoryFilesScreen(Screen[None]):
         yield DataTable(id="files-table", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="files-detail"):
             yield Static("", id="files-detail-text")
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

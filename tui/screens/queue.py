@@ -12,18 +12,30 @@ from typing import Any, ClassVar
 
 from memdesk.core.entry import Entry
 from memdesk.core.store import Store
+from memdesk.tui.fit_table import FitColumn, FitTable
 from memdesk.tui.screens.entry_actions import ACTOR, clear_flag, edit_entry, set_status
 from memdesk.tui.services import Services
-from memdesk.tui.widgets import DeskHeader, entry_detail
+from memdesk.tui.widgets import DeskFooter, DeskHeader, entry_detail
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
-SUMMARY_WIDTH = 36
-COLUMNS = ("mark", "arrived", "summary", "flags", "kind", "scope", "conf", "source")
+# The summary takes the width the others leave; when the terminal is narrow the last
+# columns go first (the detail pane below shows them all).
+QUEUE_COLUMNS = (
+    FitColumn("mark", " ", minimum=1, maximum=1),
+    FitColumn("arrived", "arrived", minimum=11, maximum=11, drop_order=1),
+    FitColumn("summary", "summary", slack=True),
+    FitColumn("flags", "flags", minimum=5, maximum=40),
+    FitColumn("kind", "kind", minimum=4, maximum=12, drop_order=2),
+    FitColumn("scope", "scope", minimum=5, maximum=12, drop_order=3),
+    FitColumn("conf", "conf", minimum=4, maximum=6, drop_order=4),
+    FitColumn("source", "source", minimum=6, maximum=16, drop_order=5),
+)
+COLUMNS = tuple(column.key for column in QUEUE_COLUMNS)
 
 
 def flags_by_id(services: Services, entries: Iterable[Entry]) -> dict[str, list[str]]:
@@ -69,10 +81,16 @@ class QueueScreen(Screen[None]):
         yield DeskHeader()
         with Vertical(id="queue-body"):
             yield Static("", id="queue-caption", classes="caption")
-            yield DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
+            yield FitTable(
+                QUEUE_COLUMNS,
+                slack_minimum=30,
+                id="queue-table",
+                cursor_type="row",
+                zebra_stripes=True,
+            )
             with VerticalScroll(id="queue-detail", classes="detail"):
                 yield Static(id="queue-detail-text")
-        yield Footer()
+        yield DeskFooter()
 
     def _data_changed(self, _version: int) -> None:
         """Reload now if shown; a screen in the background reloads when it comes back."""
@@ -88,16 +106,6 @@ class QueueScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_column(" ", key="mark", width=1)
-        table.add_column("arrived", key="arrived", width=11)
-        table.add_column("summary", key="summary", width=SUMMARY_WIDTH)
-        table.add_column("flags", key="flags", width=19)
-        table.add_column("kind", key="kind", width=10)
-        table.add_column("scope", key="scope", width=9)
-        table.add_column("conf", key="conf", width=6)
-        # Fixed like the others: an auto width follows rows as they arrive, so the
-        # layout would depend on timing.
-        table.add_column("source", key="source", width=10)
         self.watch(self.app, "data_version", self._data_changed, init=False)
         self.reload()
         table.focus()

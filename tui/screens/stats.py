@@ -14,13 +14,14 @@ from memdesk.tui.screens._live import (
     subscribe_screen,
     today_of,
 )
+from memdesk.tui.widgets import DeskFooter
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 BAR_WIDTH = 14
@@ -87,7 +88,7 @@ class StatsScreen(Screen[None]):
                 "extra",
             ):
                 yield Static("", id=f"stats-{panel}", classes="stats-panel")
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         titles = {
