@@ -65,6 +65,12 @@ class ConflictsScreen(Screen[None]):
     """Every open conflict; side by side; resolve by ours / theirs / both / edit."""
 
     CSS_PATH = "../conflicts.tcss"
+    # Below 110 columns (class -narrow) the list sits above the detail instead of beside
+    # it, so the sides of a conflict get the full width (conflicts.tcss).
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (110, "-wide"),
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "take('ours')", "Take ours", id="conflicts.take_ours"),
         Binding("t", "take('theirs')", "Take theirs", id="conflicts.take_theirs"),
@@ -324,6 +330,7 @@ class ConflictsScreen(Screen[None]):
         editor.border_title = f"edit the merge of {item.ids[0]} · ctrl+s saves · esc cancels"
         editor.display = True
         self.editing = True
+        self.add_class("-editing")  # a narrow screen gives the list's rows to the editor
         editor.focus()
         self.refresh_bindings()
 
@@ -345,6 +352,7 @@ class ConflictsScreen(Screen[None]):
 
     def _end_edit(self) -> None:
         self.editing = False
+        self.remove_class("-editing")
         editor = self.query_one("#merge-editor", TextArea)
         editor.display = False
         self.query_one("#conflict-list", OptionList).focus()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import traceback
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from memdesk.core.entry import CONFIDENCES, KINDS, SCOPES, Entry
 from textual import events, on
@@ -17,8 +17,22 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
+ResultType = TypeVar("ResultType")
 
-class ErrorDialog(ModalScreen[None]):
+
+class Dialog(ModalScreen[ResultType]):
+    """A modal that fits small terminals: the screen has the class `-narrow` below 100
+    columns and `-short` below 32 rows, and app.tcss lets the dialog use the whole
+    screen then, with its list or fields scrolling and its buttons always in view."""
+
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (100, "-roomy"),
+    ]
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (32, "-tall")]
+
+
+class ErrorDialog(Dialog[None]):
     """What went wrong in background work, readable, with details to copy."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -59,7 +73,7 @@ def _date_or_none(text: str) -> dt.date | None:
     return parse_date(text.strip(), "valid_until")
 
 
-class EditScreen(ModalScreen[dict[str, Any] | None]):
+class EditScreen(Dialog[dict[str, Any] | None]):
     """Edit summary, facts, kind, scope, confidence, valid_until, tags.
 
     Returns only the fields that changed; the caller writes them with the version it
@@ -83,32 +97,36 @@ class EditScreen(ModalScreen[dict[str, Any] | None]):
                 Content.from_markup("[b]Edit $id[/b] (version $v)", id=e.id, v=str(e.version)),
                 id="edit-title",
             )
-            yield Label("summary")
-            yield Input(e.summary, id="edit-summary")
-            yield Label("facts (one per line)")
-            yield TextArea("\n".join(e.facts), id="edit-facts", soft_wrap=True)
-            yield Label("kind · scope · confidence")
-            with Horizontal(classes="edit-row"):
-                yield Select(
-                    [(k, k) for k in KINDS], value=e.kind, id="edit-kind", allow_blank=False
-                )
-                yield Select(
-                    [(s, s) for s in SCOPES], value=e.scope, id="edit-scope", allow_blank=False
-                )
-                yield Select(
-                    [(c, c) for c in CONFIDENCES],
-                    value=e.confidence,
-                    id="edit-confidence",
-                    allow_blank=False,
-                )
-            yield Label("valid until · tags")
-            with Horizontal(classes="edit-row"):
-                yield Input(
-                    e.valid_until.isoformat() if e.valid_until else "",
-                    placeholder="valid until YYYY-MM-DD",
-                    id="edit-valid-until",
-                )
-                yield Input(", ".join(e.tags), placeholder="tags, comma separated", id="edit-tags")
+            # The fields scroll on a short terminal; the error and the buttons stay.
+            with VerticalScroll(id="edit-fields"):
+                yield Label("summary")
+                yield Input(e.summary, id="edit-summary")
+                yield Label("facts (one per line)")
+                yield TextArea("\n".join(e.facts), id="edit-facts", soft_wrap=True)
+                yield Label("kind · scope · confidence")
+                with Horizontal(classes="edit-row"):
+                    yield Select(
+                        [(k, k) for k in KINDS], value=e.kind, id="edit-kind", allow_blank=False
+                    )
+                    yield Select(
+                        [(s, s) for s in SCOPES], value=e.scope, id="edit-scope", allow_blank=False
+                    )
+                    yield Select(
+                        [(c, c) for c in CONFIDENCES],
+                        value=e.confidence,
+                        id="edit-confidence",
+                        allow_blank=False,
+                    )
+                yield Label("valid until · tags")
+                with Horizontal(classes="edit-row"):
+                    yield Input(
+                        e.valid_until.isoformat() if e.valid_until else "",
+                        placeholder="valid until YYYY-MM-DD",
+                        id="edit-valid-until",
+                    )
+                    yield Input(
+                        ", ".join(e.tags), placeholder="tags, comma separated", id="edit-tags"
+                    )
             yield Static("", id="edit-error")
             with Horizontal(id="edit-buttons"):
                 yield Button("Save (ctrl+s)", id="edit-save", variant="primary")
@@ -153,7 +171,7 @@ class EditScreen(ModalScreen[dict[str, Any] | None]):
         self.dismiss(None)
 
 
-class PickEntryScreen(ModalScreen[str | None]):
+class PickEntryScreen(Dialog[str | None]):
     """Pick an entry (for supersede / merge); suggestions come ranked by similarity."""
 
     AUTO_FOCUS = "#pick-list"  # the suggestions; typing a filter is one tab away

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from memdesk.tui.screens.dialogs import Dialog
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 HELP_TEXT = (
@@ -17,7 +17,7 @@ HELP_TEXT = (
 )
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,f1", "dismiss", "Close", id="help_close"),
     ]
