@@ -7,7 +7,8 @@ set order (the detail pane under the table shows every field anyway), so the sum
 never shrinks below a readable width and nothing is cut at the right edge.
 
 Widths follow the content and the size: the table refits after a resize and after
-rows change, and rebuilds itself (public DataTable calls only) when a width changes.
+rows change. A new width is set on the column in place (one cell update makes the table
+lay out again); only when a column comes or goes is the table rebuilt.
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ def fit_widths(
 
 def cell_width(value: object) -> int:
     """Cells a table cell's value takes on one line."""
+    if isinstance(value, str):
+        return len(value) if value.isascii() else cell_len(value)
     if isinstance(value, Content):
         return value.cell_length
     if isinstance(value, Text):
@@ -102,8 +105,12 @@ class FitTable(DataTable[Any]):
         self.fit_columns = tuple(columns)
         self.slack_minimum = slack_minimum
         self.widths: dict[str, int] = {}  # of the columns shown now
+        self._keys = tuple(c.key for c in self.fit_columns)
+        self._measured = tuple(c.key for c in self.fit_columns if not c.slack)
+        self._shown_keys: tuple[str, ...] = ()
         self._values: dict[RowKey, dict[str, Any]] = {}  # row -> column key -> value
-        self._widest: dict[str, int] = {}
+        self._widest: dict[str, int] = {}  # widest cell of each column but the slack one
+        self._widest_row: dict[str, RowKey] = {}  # and the row it is in
         self._fit_pending = False
 
     # -- rows, by column key -------------------------------------------------------------
@@ -115,11 +122,11 @@ class FitTable(DataTable[Any]):
         label: Any = None,
     ) -> RowKey:
         self._ensure_columns()
-        values = dict(zip((c.key for c in self.fit_columns), cells, strict=True))
+        values = dict(zip(self._keys, cells, strict=True))
         row_key = super().add_row(*self._shown(values), height=height, key=key, label=label)
         self._values[row_key] = values
-        for column, value in values.items():
-            self._grow(column, value)
+        for column in self._measured:
+            self._grow(row_key, column, values[column])
         self._schedule_fit()
         return row_key
 
@@ -136,7 +143,8 @@ class FitTable(DataTable[Any]):
         values = self._values.get(row_key)  # type: ignore[call-overload]
         if values is not None and column is not None:
             values[column] = value
-            self._grow(column, value)
+            if column in self._measured:
+                self._grow(RowKey(row_key) if isinstance(row_key, str) else row_key, column, value)
         if column in self.widths:
             super().update_cell(row_key, column_key, value, update_width=update_width)
         self._schedule_fit()
@@ -150,15 +158,17 @@ class FitTable(DataTable[Any]):
         super().clear(columns)
         self._values.clear()
         self._widest.clear()
+        self._widest_row.clear()
         return self
 
-    def _grow(self, column: str, value: object) -> None:
+    def _grow(self, row_key: RowKey, column: str, value: object) -> None:
         width = cell_width(value)
         if width > self._widest.get(column, 0):
             self._widest[column] = width
+            self._widest_row[column] = row_key
 
     def _shown(self, values: Mapping[str, Any]) -> list[Any]:
-        return [values[c.key] for c in self.fit_columns if c.key in self.widths]
+        return [values[key] for key in self._shown_keys]
 
     # -- fitting -------------------------------------------------------------------------
     def _ensure_columns(self) -> None:
@@ -199,8 +209,34 @@ class FitTable(DataTable[Any]):
             self.cell_padding,
             self.slack_minimum,
         )
-        if widths != self.widths:
-            self._rebuild(widths)
+        if widths == self.widths:
+            return
+        if set(widths) == set(self.widths) and self._resize_in_place(widths):
+            return
+        self._rebuild(widths)
+
+    def _resize_in_place(self, widths: dict[str, int]) -> bool:
+        """Set the new widths on the columns shown; False when that cannot be done.
+
+        Re-setting a cell with `update_width` makes the table recompute its size and
+        drop its rendering caches. The cell chosen is the widest of its column, so the
+        table measures that one cell, not the whole column."""
+        row_key, column = next(
+            (
+                (self._widest_row[key], key)
+                for key in self._shown_keys
+                if key in self._widest_row and self._widest_row[key] in self._values
+            ),
+            (None, ""),
+        )
+        if row_key is None:
+            return False
+        for key, width in widths.items():
+            self.columns[ColumnKey(key)].width = width
+        self.widths = widths
+        value = self._values[row_key][column]
+        super().update_cell(row_key, column, value, update_width=True)
+        return True
 
     def _rebuild(self, widths: dict[str, int]) -> None:
         """Columns at these widths, the same rows, the cursor where it was."""
@@ -208,6 +244,7 @@ class FitTable(DataTable[Any]):
         rows = list(self._values.items())
         super().clear(columns=True)
         self.widths = widths
+        self._shown_keys = tuple(key for key in self._keys if key in widths)
         for column in self.fit_columns:
             if column.key in widths:
                 super().add_column(column.label, key=column.key, width=widths[column.key])

@@ -34,12 +34,16 @@ def inside(widget: Widget, screen: Region) -> bool:
 
 
 def table_fills(table: FitTable) -> None:
-    """The shown columns take exactly the table's width: nothing cut, nothing unused."""
+    """The shown columns take exactly the table's width: nothing cut, nothing unused,
+    and the header row shows every column's label up to the right edge."""
     used = sum(width + 2 * table.cell_padding for width in table.widths.values())
     assert used == table.available_width(), (table.widths, table.available_width())
-    assert [c.key for c in table.ordered_columns] == list(
-        c.key for c in table.fit_columns if c.key in table.widths
-    )
+    assert table.virtual_size.width == used  # no sideways scrolling
+    shown = [c for c in table.fit_columns if c.key in table.widths]
+    assert [c.key.value for c in table.ordered_columns] == [c.key for c in shown]
+    assert [c.width for c in table.ordered_columns] == [table.widths[c.key] for c in shown]
+    header = table.render_line(0).text
+    assert header.rstrip().endswith(shown[-1].label)
 
 
 def footer_keys(app) -> dict[str, Widget]:  # type: ignore[no-untyped-def]
@@ -101,6 +105,20 @@ async def test_queue_refits_when_the_terminal_is_resized(store: Store) -> None:
         table_fills(table)
         assert table.cursor_row == 2  # the rebuild kept the row under the cursor
         assert app.screen.current_entry().id == "cand-003"
+
+
+async def test_queue_follows_a_width_change_that_keeps_every_column(store: Store) -> None:
+    app = make_app(store)
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        table = app.screen.query_one("#queue-table", FitTable)
+        wide_summary = table.widths["summary"]
+        await pilot.resize_terminal(160, 50)
+        await settle(pilot)
+        table_fills(table)
+        assert set(table.widths) == {c.key for c in table.fit_columns}
+        assert table.widths["summary"] == wide_summary - 40
 
 
 # -- the browser --------------------------------------------------------------------------
