@@ -109,8 +109,11 @@ class FitTable(DataTable[Any]):
         self._measured = tuple(c.key for c in self.fit_columns if not c.slack)
         self._shown_keys: tuple[str, ...] = ()
         self._values: dict[RowKey, dict[str, Any]] = {}  # row -> column key -> value
-        self._widest: dict[str, int] = {}  # widest cell of each column but the slack one
-        self._widest_row: dict[str, RowKey] = {}  # and the row it is in
+        # The widest cell of each column but the slack one, and its row. It grows as rows
+        # arrive and is reset by `clear`, not by a row leaving: columns do not jump
+        # each time a candidate is approved.
+        self._widest: dict[str, int] = {}
+        self._widest_row: dict[str, RowKey] = {}
         self._fit_pending = False
 
     # -- rows, by column key -------------------------------------------------------------
