@@ -19,14 +19,15 @@ from typing import Any, ClassVar
 from memdesk.core.errors import describe_error
 from memdesk.core.merge import MergeConflict
 from memdesk.core.store import Change, Store, StoreError
-from memdesk.tui.commands import DeskCommand, DeskCommands
+from memdesk.tui.actions import DeskAction, app_actions, bindings_for
+from memdesk.tui.commands import DeskCommands
 from memdesk.tui.keymap import load_keymap
 from memdesk.tui.services import Services
 from memdesk.tui.watcher import WatchedChanges, Watcher
 from memdesk.tui.widgets import header_content
 from textual import work
 from textual.app import App
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
@@ -44,10 +45,8 @@ LAZY_SCREENS: dict[str, tuple[str, str]] = {
 }
 
 
-DESK_ACTIONS = frozenset(
-    {"quit", "help", "show_queue", "show_browser", "show_conflicts", "show_context"}
-    | {"show_stats", "show_consolidation", "show_files", "undo", "redo"}
-)
+# Desk keys are off while a dialog is open (a `q` in the picker must not quit).
+DESK_ACTIONS = app_actions()
 
 
 class StoreChanged(Message):
@@ -101,19 +100,7 @@ class MemdeskApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "memdesk"
     COMMANDS = App.COMMANDS | {DeskCommands}
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit", id="quit"),
-        Binding("question_mark,f1", "help", "Help", id="help"),
-        Binding("v", "show_queue", "Queue", id="show_queue", show=False),
-        Binding("b", "show_browser", "Browser", id="show_browser"),
-        Binding("c", "show_conflicts", "Conflicts", id="show_conflicts"),
-        Binding("p", "show_context", "Context", id="show_context", show=False),
-        Binding("s", "show_stats", "Stats", id="show_stats", show=False),
-        Binding("f", "show_files", "Memory files", id="show_files", show=False),
-        Binding("o", "show_consolidation", "Consolidate", id="show_consolidation", show=False),
-        Binding("u,ctrl+z", "undo", "Undo", id="undo"),
-        Binding("ctrl+y", "redo", "Redo", id="redo", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("app")
 
     header_text: reactive[Content] = reactive(Content("memdesk"), always_update=True)
     progress: reactive[tuple[int, int] | None] = reactive(None)
@@ -141,7 +128,16 @@ class MemdeskApp(App[int]):
         self._marker_paths: set[Path] = set()
         self._shown_generation = -1
         self._gc_frozen = False
-        keymap, self.keymap_problems = load_keymap(self.store)
+        try:
+            keys = self.store.settings.get("keys", {})
+        except StoreError as exc:
+            keys = {}
+            self.keymap_problems.append(str(exc))
+        if not isinstance(keys, dict):
+            keys = {}
+            self.keymap_problems.append('[keys] must be a table of binding id = "key"')
+        keymap, problems = load_keymap(keys)
+        self.keymap_problems += problems
         if keymap:
             self.set_keymap(keymap)
 
@@ -492,32 +488,19 @@ class MemdeskApp(App[int]):
         return True
 
     def action_help(self) -> None:
-        from memdesk.tui.screens.help import HelpScreen
+        from memdesk.tui.screens.help import HelpScreen, help_rows
 
-        if isinstance(self.screen, HelpScreen):
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(help_rows(self)))
+
+    async def run_desk_action(self, action: DeskAction) -> None:
+        """Run a palette entry: app actions here, screen actions on their screen."""
+        if action.target == "app":
+            await self.run_action(action.action)
             return
-        rows = []
-        for key, active in self.screen.active_bindings.items():
-            binding = active.binding
-            rows.append(
-                (
-                    self.get_key_display(binding) or key,
-                    binding.description or binding.action,
-                    binding.id or "",
-                    binding.tooltip or "",
-                )
-            )
-        self.push_screen(HelpScreen(rows))
-
-    async def run_desk_command(self, command: DeskCommand) -> None:
-        """Run a palette command: app actions here, screen actions on their screen."""
-        if command.target != "app" and self.current_mode != command.target:
-            self.switch_mode(command.target)
-            await self.screen.run_action(command.action)
-        elif command.target == "app":
-            await self.run_action(command.action)
-        else:
-            await self.screen.run_action(command.action)
+        if self.current_mode != action.target:
+            self.switch_mode(action.target)
+        await self.screen.run_action(action.action)
 
     # -- undo / redo -------------------------------------------------------------------
     def action_undo(self) -> None:

@@ -8,12 +8,13 @@ from typing import ClassVar
 
 from memdesk.core.entry import KINDS, SCOPES, STATUSES, Entry
 from memdesk.core.store import Store
+from memdesk.tui.actions import bindings_for
 from memdesk.tui.screens.entry_actions import clear_flag, edit_entry, set_status
 from memdesk.tui.services import Services
 from memdesk.tui.widgets import DeskHeader, entry_detail
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
@@ -25,13 +26,7 @@ SUMMARY_WIDTH = 46
 
 
 class BrowserScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_search", "Search", id="focus_search"),
-        Binding("a", "approve", "Approve", id="approve"),
-        Binding("e", "edit", "Edit", id="edit"),
-        Binding("x", "expire", "Expire", id="expire"),
-        Binding("escape", "focus_table", "List", id="focus_table", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("browser")
 
     def __init__(self, store: Store, services: Services) -> None:
         super().__init__()

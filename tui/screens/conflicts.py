@@ -25,6 +25,7 @@ from memdesk.core.conflicts import (
     take_side,
 )
 from memdesk.core.textdiff import Span, side_by_side, value_text
+from memdesk.tui.actions import bindings_for
 from memdesk.tui.screens._live import (
     StoreChanged,
     follow_app_changes,
@@ -35,7 +36,7 @@ from memdesk.tui.screens._live import (
 )
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
@@ -64,20 +65,7 @@ class ConflictsScreen(Screen[None]):
     """Every open conflict; side by side; resolve by ours / theirs / both / edit."""
 
     CSS_PATH = "../conflicts.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "take('ours')", "Take ours", id="conflicts.take_ours"),
-        Binding("t", "take('theirs')", "Take theirs", id="conflicts.take_theirs"),
-        Binding("b", "take('both')", "Both", id="conflicts.take_both"),
-        Binding("e", "edit_merge", "Edit merge", id="conflicts.edit_merge"),
-        Binding("ctrl+s", "save_merge", "Save merge", id="conflicts.save_merge", priority=True),
-        Binding("escape", "cancel_or_close", "Back", id="conflicts.back"),
-        Binding("1", "keep(0)", "Keep left", id="conflicts.keep_left"),
-        Binding("2", "keep(1)", "Keep right", id="conflicts.keep_right"),
-        Binding("m", "merge_pair(0)", "Merge into left", id="conflicts.merge_into_left"),
-        Binding("M", "merge_pair(1)", "Merge into right", id="conflicts.merge_into_right"),
-        Binding("d", "dismiss_pair", "Dismiss", id="conflicts.dismiss"),
-        Binding("r", "reload", "Reload", id="conflicts.reload"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("conflicts")
 
     def __init__(self, store: Any, services: Any = None) -> None:
         super().__init__()

@@ -17,6 +17,7 @@ from memdesk.core.context import Assembly, assemble, load_settings
 from memdesk.core.context.query import search_service_scorer
 from memdesk.core.context.settings import BUILTIN_PURPOSES
 from memdesk.core.memfiles.status import load_cut_note
+from memdesk.tui.actions import bindings_for
 from memdesk.tui.screens._live import (
     StoreChanged,
     entries_of,
@@ -28,7 +29,7 @@ from memdesk.tui.screens._live import (
 )
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
@@ -71,16 +72,7 @@ class ContextPreviewScreen(Screen[None]):
     """What an agent would be given, under a budget, updating live."""
 
     CSS_PATH = "../context_preview.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("plus,equals_sign", "budget(1)", "Budget +100", id="preview.budget_up"),
-        Binding("minus,underscore", "budget(-1)", "Budget −100", id="preview.budget_down"),
-        Binding("p", "next_purpose", "Purpose", id="preview.next_purpose"),
-        Binding("slash", "focus_query", "Query", id="preview.focus_query"),
-        Binding("i", "toggle_candidates", "Candidates", id="preview.toggle_candidates"),
-        Binding("m", "toggle_metadata", "Metadata", id="preview.toggle_metadata"),
-        Binding("r", "refresh_preview", "Refresh", id="preview.refresh"),
-        Binding("escape", "close", "Back", id="preview.back"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("context")
 
     def __init__(self, store: Any, services: Any = None) -> None:
         super().__init__()

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from memdesk.core.memfiles.status import FileStatus, file_statuses
 from memdesk.core.memfiles.sync import order_files
+from memdesk.tui.actions import bindings_for
 from memdesk.tui.screens._live import (
     StoreChanged,
     entries_of,
@@ -19,7 +20,7 @@ from memdesk.tui.screens._live import (
 )
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
@@ -43,11 +44,7 @@ class MemoryFilesScreen(Screen[None]):
     """Managed memory files and their agents' load limits."""
 
     CSS_PATH = "../memory_files.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("O", "order", "Order above the cut", id="files.order"),
-        Binding("r", "reload", "Refresh", id="files.reload"),
-        Binding("escape", "close", "Back", id="files.back"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("files")
 
     def __init__(self, store: Any, services: Any = None) -> None:
         super().__init__()

@@ -12,11 +12,12 @@ from typing import Any, ClassVar
 
 from memdesk.core.entry import Entry
 from memdesk.core.store import Store
+from memdesk.tui.actions import bindings_for
 from memdesk.tui.screens.entry_actions import ACTOR, clear_flag, edit_entry, set_status
 from memdesk.tui.services import Services
 from memdesk.tui.widgets import DeskHeader, entry_detail
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
@@ -41,16 +42,7 @@ def flags_by_id(services: Services, entries: Iterable[Entry]) -> dict[str, list[
 
 
 class QueueScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Approve", id="approve"),
-        Binding("r", "reject", "Reject", id="reject"),
-        Binding("e", "edit", "Edit", id="edit"),
-        Binding("S", "supersede", "Supersede", id="supersede"),
-        Binding("m", "merge", "Merge into", id="merge"),
-        Binding("x", "expire", "Expire", id="expire"),
-        Binding("space", "toggle_select", "Select", id="toggle_select"),
-        Binding("A", "select_all", "Select all", id="select_all", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("queue")
 
     def __init__(self, store: Store, services: Services) -> None:
         super().__init__()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from memdesk.core.stats import Stats, compute_stats, flatten
+from memdesk.tui.actions import bindings_for
 from memdesk.tui.screens._live import (
     StoreChanged,
     follow_app_changes,
@@ -16,7 +17,7 @@ from memdesk.tui.screens._live import (
 )
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Grid
 from textual.content import Content
 from textual.screen import Screen
@@ -58,10 +59,7 @@ class StatsScreen(Screen[None]):
     """Store size and composition, expiry, latencies, index and model health."""
 
     CSS_PATH = "../stats.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "recompute", "Measure again", id="stats.recompute"),
-        Binding("escape", "close", "Back", id="stats.back"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("stats")
 
     def __init__(self, store: Any, services: Any = None, *, measure: bool = True) -> None:
         super().__init__()
