@@ -118,6 +118,12 @@ class MemdeskSettings:
     raw: Mapping[str, Any] = field(default_factory=dict)
     # One line per problem: "<file>: <key>: what is wrong; what is allowed".
     problems: tuple[str, ...] = ()
+    # table -> its problem line ("" for the file as a whole: not TOML).
+    problem_of: Mapping[str, str] = field(default_factory=dict)
+
+    def problem_with(self, table: str) -> str:
+        """Why `table` holds its defaults instead of what the file says ("" if it does not)."""
+        return self.problem_of.get(table) or self.problem_of.get("", "")
 
     @property
     def extract(self) -> ExtractSettings:
@@ -134,27 +140,32 @@ def _problem_line(path: Path | None, exc: Exception) -> str:
 
 def parse(data: Mapping[str, Any], *, path: Path | None = None) -> MemdeskSettings:
     """Check every table of `data`; problems are collected, not raised."""
-    problems: list[str] = []
+    problems: dict[str, str] = {}
     values: dict[str, Any] = {}
     for name, parser in SECTIONS.items():
         try:
             values[name] = parser(data.get(name, {}))
         except _SECTION_ERRORS as exc:
-            problems.append(_problem_line(path, exc))
-    for name in data:
-        if name not in SECTIONS:
-            problems.append(
-                _problem_line(
-                    path, SettingsError(name, f"unknown table; allowed: {', '.join(SECTIONS)}")
-                )
-            )
+            problems[name] = _problem_line(path, exc)
+    unknown = [name for name in data if name not in SECTIONS]
+    for name in unknown:
+        allowed = ", ".join(SECTIONS)
+        problems[name] = _problem_line(
+            path, SettingsError(name, f"unknown table; allowed: {allowed}")
+        )
     context = values.get("context")
     if path is not None and isinstance(context, ContextSettings):
         tokenizer = context.tokenizer
         if tokenizer not in TOKENIZER_NAMES and not Path(tokenizer).expanduser().is_absolute():
             # A relative tokenizer.json path is relative to the working directory.
             context.tokenizer = str(path.parent.parent / tokenizer)
-    return MemdeskSettings(path=path, raw=dict(data), problems=tuple(problems), **values)
+    return MemdeskSettings(
+        path=path,
+        raw=dict(data),
+        problems=tuple(problems.values()),
+        problem_of=problems,
+        **values,
+    )
 
 
 def load(root: Path | str) -> MemdeskSettings:
@@ -169,7 +180,8 @@ def load(root: Path | str) -> MemdeskSettings:
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        return MemdeskSettings(path=path, problems=(describe_toml_error(path, exc),))
+        line = describe_toml_error(path, exc)
+        return MemdeskSettings(path=path, problems=(line,), problem_of={"": line})
     return parse(data, path=path)
 
 

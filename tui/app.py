@@ -1,6 +1,11 @@
-"""The memdesk Textual app: modes for the review queue and the browser, lazily loaded
-screens for conflicts / context preview / stats, live file watching, the command
-palette, help and remappable keys.
+"""The memdesk Textual app: the shell around the screens.
+
+It holds modes for the review queue and the browser, loads the other screens on first
+use, and keeps every screen current: it is the one subscriber to the store and the one
+receiver of the file watcher, and bumps `data_version` after each change (screens follow
+it through tui/screens/live.py). What it shows comes from elsewhere: the actions and
+their keys from tui/actions.py, settings from core/settings.py (via `Services`),
+ingestion from core/ingestion.py, store writes through tui/write_queue.py.
 
 `build_app(store)` is the one way to make it (CLI, tests, screenshot script, bench).
 """
@@ -12,49 +17,41 @@ import gc
 import importlib
 import os
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
 
+from memdesk.core.entry import Entry
 from memdesk.core.errors import describe_error
-from memdesk.core.merge import MergeConflict
-from memdesk.core.store import Change, Store, StoreError
+from memdesk.core.ingestion import ingest_changes, watch_plan
+from memdesk.core.store import Store, StoreError
 from memdesk.tui.actions import DeskAction, app_actions, bindings_for
 from memdesk.tui.commands import DeskCommands
 from memdesk.tui.keymap import load_keymap
+from memdesk.tui.screens.live import StoreChanged
 from memdesk.tui.services import Services
 from memdesk.tui.watcher import WatchedChanges, Watcher
 from memdesk.tui.widgets import header_content
+from memdesk.tui.write_queue import Outcome, WriteQueue
 from textual import work
 from textual.app import App
 from textual.binding import BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 ACTOR = "tui"
-# Screens built in their own modules (by the conflicts / context / stats work); loaded on
-# first use so a missing one only costs a notification.
-LAZY_SCREENS: dict[str, tuple[str, str]] = {
+# Screens in their own modules, imported on first use (the first frame does not wait
+# for them): mode -> (module, class).
+SCREENS: dict[str, tuple[str, str]] = {
     "conflicts": ("memdesk.tui.screens.conflicts", "ConflictsScreen"),
     "context": ("memdesk.tui.screens.context_preview", "ContextPreviewScreen"),
     "stats": ("memdesk.tui.screens.stats", "StatsScreen"),
     "files": ("memdesk.tui.screens.memory_files", "MemoryFilesScreen"),
 }
-
-
 # Desk keys are off while a dialog is open (a `q` in the picker must not quit).
 DESK_ACTIONS = app_actions()
-
-
-class StoreChanged(Message):
-    """The store committed a change (from any thread)."""
-
-    def __init__(self, change: Change) -> None:
-        super().__init__()
-        self.change = change
 
 
 class FilesChanged(Message):
@@ -79,10 +76,9 @@ class IndexProgress(Message):
 class WriteDone(Message):
     """A store write queued with `MemdeskApp.write` finished (or failed)."""
 
-    def __init__(self, label: str, future: Future, then: Callable[[Any], None] | None) -> None:
+    def __init__(self, outcome: Outcome, then: Callable[[Any], None] | None) -> None:
         super().__init__()
-        self.label = label
-        self.future = future
+        self.outcome = outcome
         self.then = then
 
 
@@ -118,26 +114,17 @@ class MemdeskApp(App[int]):
         self.counts: dict[str, int] = {}
         self.watcher: Watcher | None = None
         self._unsubscribe = None
-        self.keymap_problems: list[str] = []
-        # Store writes run one at a time, in order, off the UI thread: a slow commit
-        # (a big store re-renders MEMORY.md) never freezes the screen.
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdesk-write")
+        self.settings_problems: list[str] = []
+        self.writes = WriteQueue(self.store, services.lock)
         self._refresh_scheduled = False
         self._refreshing = False  # a refresh_counts worker is running
         self._refresh_again = False  # and something changed meanwhile
         self._marker_paths: set[Path] = set()
         self._shown_generation = -1
         self._gc_frozen = False
-        try:
-            keys = self.store.settings.get("keys", {})
-        except StoreError as exc:
-            keys = {}
-            self.keymap_problems.append(str(exc))
-        if not isinstance(keys, dict):
-            keys = {}
-            self.keymap_problems.append('[keys] must be a table of binding id = "key"')
-        keymap, problems = load_keymap(keys)
-        self.keymap_problems += problems
+        settings = services.settings
+        self.settings_problems = list(settings.problems)
+        keymap, self.keymap_problems = load_keymap(settings.keys)
         if keymap:
             self.set_keymap(keymap)
 
@@ -158,16 +145,18 @@ class MemdeskApp(App[int]):
         self._unsubscribe = self.store.subscribe(
             lambda change: self.post_message(StoreChanged(change))
         )
+        for problem in self.settings_problems:
+            self.notify(problem, title="settings.toml", severity="warning", timeout=8)
         for problem in self.keymap_problems:
             self.notify(problem, title="settings [keys]", severity="warning", timeout=8)
         if self.watch_files:
-            globs, inbox = _sources(self.store)
+            plan = watch_plan(self.store, self.services.settings.sources)
             self.watcher = Watcher(
                 self.store.root,
                 lambda ch: self.post_message(FilesChanged(ch)),
-                globs,
-                inbox=inbox,
-                memory_files=_managed_files(self.store),
+                plan.transcript_globs,
+                inbox=plan.inbox,
+                memory_files=plan.memory_files,
             )
             self.watcher.start()
             # Lines agents appended while the desk was closed join the queue now.
@@ -179,7 +168,7 @@ class MemdeskApp(App[int]):
 
     def on_unmount(self) -> None:
         self._stop_watching()
-        self._writer.shutdown(wait=True)
+        self.writes.shutdown()
         if self._gc_frozen:
             gc.unfreeze()
             self._gc_frozen = False
@@ -202,53 +191,36 @@ class MemdeskApp(App[int]):
 
     async def action_quit(self) -> None:
         self._stop_watching()
-        self._writer.shutdown(wait=True)  # never leave a half-queued write behind
+        self.writes.shutdown()  # never leave a half-queued write behind
         self.exit(0)
 
     # -- writing -------------------------------------------------------------------
     def write(
         self, label: str, fn: Callable[[], Any], then: Callable[[Any], None] | None = None
-    ) -> Future:
+    ) -> None:
         """Run a store operation on the writer thread; `then(result)` runs on the UI
-        thread after it. Refusals and conflicts become notifications, other errors the
-        error dialog."""
-
-        def run() -> Any:
-            with self.services.lock:
-                return fn()
-
-        future = self._writer.submit(run)
-        future.add_done_callback(lambda f: self.post_message(WriteDone(label, f, then)))
-        return future
+        thread after it (`then(None)` when it was not done). Refusals and conflicts
+        become notifications, other errors the error dialog."""
+        self.writes.submit(label, fn, lambda outcome: self.post_message(WriteDone(outcome, then)))
 
     def on_write_done(self, message: WriteDone) -> None:
-        error = message.future.exception()
-        result = None
-        if isinstance(error, MergeConflict):
-            with self.services.lock:
-                self.store.save_conflict(error.conflict)
-            fields = ", ".join(error.conflict.field_names) or "fields"
+        outcome = message.outcome
+        if outcome.conflict:
             self.notify(
-                f"{error.conflict.entry_id} changed on disk meanwhile ({fields}); "
-                "both sides kept as a conflict (c to resolve)",
-                title=f"{message.label}: conflict",
+                outcome.conflict,
+                title=f"{outcome.label}: conflict",
                 severity="warning",
                 timeout=8,
             )
-            self.services.invalidate([error.conflict.entry_id])
-        elif isinstance(error, StoreError | ValueError | OSError):
+            self.services.invalidate([outcome.conflict_id])
+        elif outcome.refused:
             self.notify(
-                describe_error(error),
-                title=f"{message.label}: not done",
-                severity="error",
-                timeout=8,
+                outcome.refused, title=f"{outcome.label}: not done", severity="error", timeout=8
             )
-        elif error is not None:
-            self.show_error(error, where=message.label)
-        else:
-            result = message.future.result()
+        elif outcome.bug is not None:
+            self.show_error(outcome.bug, where=outcome.label)
         if message.then is not None:
-            message.then(result if error is None else None)
+            message.then(outcome.result)
         self.changed()
 
     # -- keeping views current ---------------------------------------------------------
@@ -345,33 +317,25 @@ class MemdeskApp(App[int]):
     @work(thread=True, exit_on_error=False, group="ingest")
     def ingest_changes(self, changes: WatchedChanges) -> None:
         """Feed what changed on disk to core ingestion (off the UI thread)."""
-        fresh: list[Any] = []
         with self.services.lock:
-            if changes.memory_md:
-                fresh.extend(self.store.ingest_memory_md())
-            paths = sorted(changes.inbox | changes.transcripts)
-            if paths:
-                ingest_path = _optional_ingest_path()
-                for path in paths:
-                    if ingest_path is not None and path.exists():
-                        result = ingest_path(self.store, path)
-                        fresh.extend(_as_entries(result))
-                        problem = getattr(result, "error", "")
-                        if problem:
-                            self.call_from_thread(
-                                self.notify, f"{path.name}: {problem}", severity="warning"
-                            )
-        self.call_from_thread(self._after_ingest, fresh, bool(changes.entries))
+            report = ingest_changes(
+                self.store,
+                memory_files=changes.memory_md,
+                sources=changes.inbox | changes.transcripts,
+                settings=self.services.settings.extract,
+            )
+        for problem in report.problems:
+            self.call_from_thread(self.notify, problem, severity="warning")
+        self.call_from_thread(self._after_ingest, report.added)
 
-    def _after_ingest(self, fresh: list[Any], entries_changed: bool) -> None:
+    def _after_ingest(self, fresh: list[Entry]) -> None:
         # The store's StoreChanged message may still be queued behind this call: name
         # the new entries here too, so this refresh already shows them.
-        self.services.invalidate(e.id for e in fresh if getattr(e, "id", None))
+        self.services.invalidate(e.id for e in fresh)
         if fresh:
             n = len(fresh)
-            first = fresh[0].summary if hasattr(fresh[0], "summary") else ""
             self.notify(
-                f"{first[:60]}" + (f" (+{n - 1} more)" if n > 1 else ""),
+                f"{fresh[0].summary[:60]}" + (f" (+{n - 1} more)" if n > 1 else ""),
                 title=f"{n} new candidate{'s' if n != 1 else ''}",
             )
         self.changed()  # entries edited on disk by others need a reload too
@@ -465,27 +429,20 @@ class MemdeskApp(App[int]):
 
     def action_show_consolidation(self) -> None:
         """The consolidation plan (pushed over the current screen; escape goes back)."""
-        try:
-            from memdesk.tui.screens.consolidation import ConsolidationScreen
-        except ImportError:
-            self.notify("consolidation screen: not available yet", severity="warning")
-            return
+        from memdesk.tui.screens.consolidation import ConsolidationScreen
+
         if not isinstance(self.screen, ConsolidationScreen):
             self.push_screen(ConsolidationScreen(self.store, self.services))
 
-    def show_lazy(self, mode: str) -> bool:
-        """Switch to a screen from its own module; say so if it is not there yet."""
+    def show_lazy(self, mode: str) -> None:
+        """Switch to a screen from its own module (imported the first time)."""
         if mode not in self._modes:
-            module_name, class_name = LAZY_SCREENS[mode]
-            try:
-                module = importlib.import_module(module_name)
-                screen_class = getattr(module, class_name)
-            except (ImportError, AttributeError):
-                self.notify(f"{mode} screen: not available yet", severity="warning")
-                return False
+            module_name, class_name = SCREENS[mode]
+            screen_class: type[Screen[None]] = getattr(
+                importlib.import_module(module_name), class_name
+            )
             self.add_mode(mode, lambda: screen_class(self.store, self.services))
         self.switch_mode(mode)
-        return True
 
     def action_help(self) -> None:
         from memdesk.tui.screens.help import HelpScreen, help_rows
@@ -515,49 +472,6 @@ class MemdeskApp(App[int]):
                 self.notify(f"{which}: {result.op} of {', '.join(result.ids[:3])}")
 
         self.write(which, lambda: getattr(self.store, which)(actor=ACTOR), done)
-
-
-def _sources(store: Store) -> tuple[list[str], bool]:
-    """`[sources] transcripts` globs and `inbox` (validated by core where it exists)."""
-    try:
-        sources = store.settings.get("sources", {})
-    except StoreError:
-        return [], True
-    if not isinstance(sources, dict):
-        return [], True
-    globs = sources.get("transcripts", [])
-    if isinstance(globs, str):
-        globs = [globs]
-    globs = [g for g in globs if isinstance(g, str)] if isinstance(globs, list) else []
-    return globs, sources.get("inbox", True) is not False
-
-
-def _managed_files(store: Store) -> list[Path]:
-    """The memory files memdesk manages (adopted), to watch like MEMORY.md."""
-    from memdesk.core.memfiles.manifest import all_manifests
-
-    return [m.file for m in all_manifests(store.meta_dir)]
-
-
-def _optional_ingest_path():  # type: ignore[no-untyped-def]
-    """`memdesk.core.extract.inbox.ingest_path` when that module exists."""
-    try:
-        module = importlib.import_module("memdesk.core.extract.inbox")
-    except ImportError:
-        return None
-    return getattr(module, "ingest_path", None)
-
-
-def _as_entries(result: Any) -> list[Any]:
-    if result is None:
-        return []
-    if isinstance(result, list):
-        return [r for r in result if hasattr(r, "summary")]
-    for name in ("added", "entries", "candidates"):
-        value = getattr(result, name, None)
-        if isinstance(value, list):
-            return [r for r in value if hasattr(r, "summary")]
-    return []
 
 
 def build_app(store: Store, *, watch: bool = True, services: Services | None = None) -> MemdeskApp:

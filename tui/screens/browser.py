@@ -10,13 +10,13 @@ from memdesk.core.entry import KINDS, SCOPES, STATUSES, Entry
 from memdesk.core.store import Store
 from memdesk.tui.actions import bindings_for
 from memdesk.tui.screens.entry_actions import clear_flag, edit_entry, set_status
+from memdesk.tui.screens.live import LiveScreen
 from memdesk.tui.services import Services
 from memdesk.tui.widgets import DeskHeader, entry_detail
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
@@ -25,14 +25,13 @@ MAX_ROWS = 2000  # a table of 10k rows is slow to build and nobody scrolls it
 SUMMARY_WIDTH = 46
 
 
-class BrowserScreen(Screen[None]):
+class BrowserScreen(LiveScreen):
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("browser")
 
     def __init__(self, store: Store, services: Services) -> None:
         super().__init__()
         self.store = store
         self.services = services
-        self._stale = False
         self.rows: list[Entry] = []
         self.search_ids: list[str] | None = None  # None: no query
         self._debounce: Timer | None = None
@@ -52,17 +51,8 @@ class BrowserScreen(Screen[None]):
                 yield Static(id="browser-detail-text")
         yield Footer()
 
-    def _data_changed(self, _version: int) -> None:
-        """Reload now if shown; a screen in the background reloads when it comes back."""
-        if self.is_current or self in self.app.screen_stack:  # shown, maybe under a dialog
-            self.refresh_results()
-        else:
-            self._stale = True
-
-    def on_screen_resume(self) -> None:
-        if self._stale:
-            self._stale = False
-            self.refresh_results()
+    def data_changed(self) -> None:
+        self.refresh_results()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -73,7 +63,7 @@ class BrowserScreen(Screen[None]):
         table.add_column("conf", key="conf", width=6)
         table.add_column("summary", key="summary", width=SUMMARY_WIDTH)
         table.add_column("updated", key="updated", width=10)
-        self.watch(self.app, "data_version", self._data_changed, init=False)
+        self.follow_changes()
         self.reload()
         table.focus()
 

@@ -26,20 +26,17 @@ from memdesk.core.conflicts import (
 )
 from memdesk.core.textdiff import Span, side_by_side, value_text
 from memdesk.tui.actions import bindings_for
-from memdesk.tui.screens._live import (
-    StoreChanged,
-    follow_app_changes,
+from memdesk.tui.screens.live import (
+    LiveScreen,
     go_back,
     lock_of,
     search_of,
-    subscribe_screen,
 )
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
@@ -61,7 +58,7 @@ def spans_content(spans: list[Span], changed_style: str) -> Content:
     return Content.assemble(*[(s.text, changed_style if s.changed else "") for s in spans])
 
 
-class ConflictsScreen(Screen[None]):
+class ConflictsScreen(LiveScreen):
     """Every open conflict; side by side; resolve by ours / theirs / both / edit."""
 
     CSS_PATH = "../conflicts.tcss"
@@ -74,7 +71,6 @@ class ConflictsScreen(Screen[None]):
         self.items: list[OpenConflict] = []
         self.loaded = False
         self.editing = False
-        self._unsubscribe = lambda: None
         self._reload_timer: Any = None
 
     # -- layout ---------------------------------------------------------------------------
@@ -88,14 +84,13 @@ class ConflictsScreen(Screen[None]):
                 yield TextArea("", id="merge-editor", soft_wrap=True)
         yield Footer()
 
+    def data_changed(self) -> None:
+        self._schedule_reload()
+
     def on_mount(self) -> None:
         self.query_one("#merge-editor", TextArea).display = False
-        self._unsubscribe = subscribe_screen(self.store, self)
-        follow_app_changes(self, self._schedule_reload)
+        self.follow_changes()
         self.reload()
-
-    def on_unmount(self) -> None:
-        self._unsubscribe()
 
     # -- loading ------------------------------------------------------------------------
     def action_reload(self) -> None:
@@ -110,10 +105,6 @@ class ConflictsScreen(Screen[None]):
         items = list_conflicts(self.store, search, lock=lock_of(self.store, self.services))
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_items, items)
-
-    @on(StoreChanged)
-    def _store_changed(self, _: StoreChanged) -> None:
-        self._schedule_reload()
 
     def _schedule_reload(self) -> None:
         if self.editing:

@@ -14,13 +14,13 @@ from memdesk.core.entry import Entry
 from memdesk.core.store import Store
 from memdesk.tui.actions import bindings_for
 from memdesk.tui.screens.entry_actions import ACTOR, clear_flag, edit_entry, set_status
+from memdesk.tui.screens.live import LiveScreen
 from memdesk.tui.services import Services
 from memdesk.tui.widgets import DeskHeader, entry_detail
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 SUMMARY_WIDTH = 36
@@ -41,14 +41,13 @@ def flags_by_id(services: Services, entries: Iterable[Entry]) -> dict[str, list[
     return out
 
 
-class QueueScreen(Screen[None]):
+class QueueScreen(LiveScreen):
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("queue")
 
     def __init__(self, store: Store, services: Services) -> None:
         super().__init__()
         self.store = store
         self.services = services
-        self._stale = False
         self.selected: set[str] = set()
         self.hidden: set[str] = set()  # acted on; the write is still on its way
         self.rows: list[Entry] = []
@@ -66,17 +65,8 @@ class QueueScreen(Screen[None]):
                 yield Static(id="queue-detail-text")
         yield Footer()
 
-    def _data_changed(self, _version: int) -> None:
-        """Reload now if shown; a screen in the background reloads when it comes back."""
-        if self.is_current or self in self.app.screen_stack:  # shown, maybe under a dialog
-            self.reload()
-        else:
-            self._stale = True
-
-    def on_screen_resume(self) -> None:
-        if self._stale:
-            self._stale = False
-            self.reload()
+    def data_changed(self) -> None:
+        self.reload()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -90,7 +80,7 @@ class QueueScreen(Screen[None]):
         # Fixed like the others: an auto width follows rows as they arrive, so the
         # layout would depend on timing.
         table.add_column("source", key="source", width=10)
-        self.watch(self.app, "data_version", self._data_changed, init=False)
+        self.follow_changes()
         self.reload()
         table.focus()
 

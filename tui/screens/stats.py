@@ -6,21 +6,18 @@ from typing import Any, ClassVar
 
 from memdesk.core.stats import Stats, compute_stats, flatten
 from memdesk.tui.actions import bindings_for
-from memdesk.tui.screens._live import (
-    StoreChanged,
-    follow_app_changes,
+from memdesk.tui.screens.live import (
+    LiveScreen,
     go_back,
     lock_of,
     search_of,
-    subscribe_screen,
     today_of,
 )
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Grid
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
@@ -55,7 +52,7 @@ def _ms(value: float | None) -> str:
     return "not measured" if value is None else f"{value:.2f} ms"
 
 
-class StatsScreen(Screen[None]):
+class StatsScreen(LiveScreen):
     """Store size and composition, expiry, latencies, index and model health."""
 
     CSS_PATH = "../stats.tcss"
@@ -68,7 +65,6 @@ class StatsScreen(Screen[None]):
         self.measure = measure
         self.stats: Stats | None = None
         self._own_search: Any = None
-        self._unsubscribe = lambda: None
 
     def compose(self) -> ComposeResult:
         yield Static("Stats · measuring…", id="stats-title")
@@ -87,6 +83,9 @@ class StatsScreen(Screen[None]):
                 yield Static("", id=f"stats-{panel}", classes="stats-panel")
         yield Footer()
 
+    def data_changed(self) -> None:
+        self._compute_counts()
+
     def on_mount(self) -> None:
         titles = {
             "store": "Store",
@@ -101,12 +100,8 @@ class StatsScreen(Screen[None]):
         }
         for name, title in titles.items():
             self.query_one(f"#stats-{name}", Static).border_title = title
-        self._unsubscribe = subscribe_screen(self.store, self)
-        follow_app_changes(self, self._compute_counts)
+        self.follow_changes()
         self.action_recompute()
-
-    def on_unmount(self) -> None:
-        self._unsubscribe()
 
     def action_recompute(self) -> None:
         self.query_one("#stats-grid").loading = True
@@ -114,10 +109,6 @@ class StatsScreen(Screen[None]):
 
     def action_close(self) -> None:
         go_back(self)
-
-    @on(StoreChanged)
-    def _store_changed(self, _: StoreChanged) -> None:
-        self._compute_counts()
 
     def _search(self) -> Any:
         """The app's search service; without an app bundle, one opened here (once)."""
