@@ -174,13 +174,14 @@ def load(root: Path | str) -> MemdeskSettings:
     and one problem naming the line."""
     path = settings_path(root)
     try:
-        text = path.read_text("utf-8")
+        data = tomllib.loads(path.read_text("utf-8"))
     except FileNotFoundError:
         return MemdeskSettings(path=path)
-    try:
-        data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         line = describe_toml_error(path, exc)
+        return MemdeskSettings(path=path, problems=(line,), problem_of={"": line})
+    except OSError as exc:  # unreadable: said like any other problem
+        line = f"{path}: cannot be read ({exc.strerror or exc})"
         return MemdeskSettings(path=path, problems=(line,), problem_of={"": line})
     return parse(data, path=path)
 

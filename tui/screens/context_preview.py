@@ -75,7 +75,8 @@ class ContextPreviewScreen(LiveScreen):
         super().__init__()
         self.store = store
         self.services = services
-        self._settings_file = SettingsFile(store.root) if services is None else None
+        # The desk's bundle has the settings; hosted alone, the screen reads its own.
+        self._settings_file = None if hasattr(services, "settings") else SettingsFile(store.root)
         settings = self._settings()
         # A bad [context] is said once, and the preview runs on its defaults.
         self.settings_error = settings.problem_with("context")
