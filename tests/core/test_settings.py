@@ -66,13 +66,21 @@ def test_every_problem_is_one_line_with_file_and_key_and_the_rest_still_applies(
     assert settings.context.budget == 800  # [context] itself was wrong (colour)
     assert settings.memfiles.gate == "hold"
     assert settings.sources.inbox is True
+    assert "memfiles.gate" in settings.problem_with("memfiles")
+    assert settings.problem_with("keys") == ""
 
 
 def test_a_file_that_is_not_toml_is_one_problem_naming_the_line(tmp_path: Path) -> None:
     write(tmp_path, "[context\nbudget = 3\n")
     settings = load(tmp_path)
-    assert settings == MemdeskSettings(path=settings.path, problems=settings.problems)
+    defaults = MemdeskSettings()
+    assert (settings.context, settings.search, settings.sources) == (
+        defaults.context,
+        defaults.search,
+        defaults.sources,
+    )
     [line] = settings.problems
+    assert settings.problem_with("context") == line == settings.problem_with("keys")
     assert "settings.toml:1: not valid TOML" in line
     with pytest.raises(SettingsError, match="not valid TOML"):
         check(tmp_path)
