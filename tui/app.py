@@ -25,12 +25,12 @@ from memdesk.core.errors import describe_error
 from memdesk.core.ingestion import ingest_changes, watch_plan
 from memdesk.core.store import Store, StoreError
 from memdesk.tui.actions import DeskAction, app_actions, bindings_for
-from memdesk.tui.commands import DeskCommands
+from memdesk.tui.commands import DeskCommands, open_palette
 from memdesk.tui.keymap import load_keymap
 from memdesk.tui.screens.live import StoreChanged
 from memdesk.tui.services import Services
 from memdesk.tui.watcher import WatchedChanges, Watcher
-from memdesk.tui.widgets import header_content
+from memdesk.tui.widgets import display_dir, header_content
 from memdesk.tui.write_queue import Outcome, WriteQueue
 from textual import work
 from textual.app import App
@@ -80,16 +80,6 @@ class WriteDone(Message):
         super().__init__()
         self.outcome = outcome
         self.then = then
-
-
-PALETTE_ICON = ">"
-
-
-def display_dir(root: Path) -> str:
-    home = Path.home()
-    with contextlib.suppress(ValueError):
-        return "~/" + root.relative_to(home).as_posix()
-    return str(root)
 
 
 class MemdeskApp(App[int]):
@@ -245,7 +235,7 @@ class MemdeskApp(App[int]):
         if not self._marker_paths and self.services.lock.acquire(blocking=False):
             try:
                 generation = self.services.generation
-                counts = self._count_and_flag()
+                counts = self.services.counts_and_flags()
             finally:
                 self.services.lock.release()
             self._show_counts(counts, generation)
@@ -261,7 +251,7 @@ class MemdeskApp(App[int]):
             if paths:
                 self.services.recheck_markers(paths)
             generation = self.services.generation
-            counts = self._count_and_flag()
+            counts = self.services.counts_and_flags()
             self.call_from_thread(self._show_counts, counts, generation)
         finally:
             with contextlib.suppress(Exception):  # the app may be closing
@@ -272,16 +262,6 @@ class MemdeskApp(App[int]):
         if self._refresh_again:
             self._refresh_again = False
             self.changed()
-
-    def _count_and_flag(self) -> dict[str, int]:
-        """Header counts; without the model also the queue's flags, so a new row shows
-        with its flags at once (only pairs of changed entries are looked for: cheap,
-        once `sync_search_index` has found them all the first time). With the model
-        the flags follow from `sync_search_index`, which embeds the changes first."""
-        counts = self.services.counts()
-        if self.services.search is None and self.services.flags_ready:
-            self.services.refresh_duplicates()
-        return counts
 
     def _show_counts(self, counts: dict[str, int], generation: int) -> None:
         if generation < self._shown_generation:
@@ -379,16 +359,7 @@ class MemdeskApp(App[int]):
         self.data_version += 1
 
     def action_command_palette(self) -> None:
-        """Textual's palette, with a search mark every terminal font has (its 🔎 is a
-        box in many)."""
-        from textual.command import CommandPalette, SearchIcon
-
-        if self.use_command_palette and not CommandPalette.is_open(self):
-            palette = CommandPalette(id="--command-palette")
-            self.push_screen(palette)
-            palette.call_after_refresh(
-                lambda: setattr(palette.query_one(SearchIcon), "icon", PALETTE_ICON)
-            )
+        open_palette(self)
 
     # -- errors ------------------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

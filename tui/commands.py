@@ -6,10 +6,24 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from memdesk.tui.actions import DeskAction, palette_actions
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.app import App
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider, SearchIcon
 
 if TYPE_CHECKING:
     from memdesk.tui.app import MemdeskApp
+
+PALETTE_ICON = ">"
+
+
+def open_palette(app: App[int]) -> None:
+    """Textual's palette, with a search mark every terminal font has (its 🔎 is a box
+    in many)."""
+    if app.use_command_palette and not CommandPalette.is_open(app):
+        palette = CommandPalette(id="--command-palette")
+        app.push_screen(palette)
+        palette.call_after_refresh(
+            lambda: setattr(palette.query_one(SearchIcon), "icon", PALETTE_ICON)
+        )
 
 
 class DeskCommands(Provider):

@@ -194,6 +194,16 @@ class Services:
             self._tally = (entries, today, counted)
         return {**counted, "conflicts": self.conflict_count()}
 
+    def counts_and_flags(self) -> dict[str, int]:
+        """Header counts; without the model also the queue's flags, so a new row shows
+        with its flags at once (only pairs of changed entries are looked for: cheap,
+        once `sync_search` has found them all the first time). With the model the flags
+        follow from `sync_search`, which embeds the changes first."""
+        counts = self.counts()
+        if self.search is None and self.flags_ready:
+            self.refresh_duplicates()
+        return counts
+
     # -- search --------------------------------------------------------------------
     @property
     def search_ready(self) -> bool:
