@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,6 @@ from memdesk.core.context.settings import (
     TOKENIZER_NAMES,
     ContextSettings,
     SettingsError,
-    check_table,
     parse_context,
     settings_path,
 )
@@ -40,35 +39,12 @@ from memdesk.core.extract.settings import (
     parse_extractor,
     parse_sources,
 )
-from memdesk.core.memfiles.render import GATES
+from memdesk.core.memfiles.settings import MemfilesSettings, parse_memfiles
 from memdesk.core.search.settings import SearchSettings, SearchSettingsError
 from memdesk.core.toml_errors import describe_toml_error
 
 # What each component raises for a bad value of its table.
 _SECTION_ERRORS = (SettingsError, SearchSettingsError, AgentCallError)
-
-
-@dataclass(frozen=True)
-class MemfilesSettings:
-    """`[memfiles]`: how managed agent memory files are kept (docs/memory-files.md)."""
-
-    gate: str = "hold"  # "hold": a candidate stays out of the file until approved
-    claude_dir: str = ""  # "" = ~/.claude
-    codex_home: str = ""  # "" = $CODEX_HOME, else ~/.codex
-
-
-def parse_memfiles(value: Any) -> MemfilesSettings:
-    table = check_table(value, "memfiles", [f.name for f in fields(MemfilesSettings)])
-    gate = table.get("gate", "hold")
-    if gate not in GATES:
-        raise SettingsError("memfiles.gate", f"must be one of {', '.join(GATES)}; got {gate!r}")
-    out: dict[str, str] = {"gate": gate}
-    for key in ("claude_dir", "codex_home"):
-        folder = table.get(key, "")
-        if not isinstance(folder, str):
-            raise SettingsError(f"memfiles.{key}", f"must be a folder (text), got {folder!r}")
-        out[key] = folder
-    return MemfilesSettings(**out)
 
 
 def parse_keys(value: Any) -> dict[str, str]:
