@@ -91,8 +91,8 @@ class MemdeskApp(App[int]):
     header_text: reactive[Content] = reactive(Content("memdesk"), always_update=True)
     progress: reactive[tuple[int, int] | None] = reactive(None)
     progress_label: reactive[str] = reactive("")
-    # Bumped after every change (ours, an agent's, a file edited on disk); screens
-    # watch it to reload. Screens from other modules can watch it too.
+    # Bumped after every change (ours, an agent's, a file edited on disk), once the
+    # caches are current: live screens follow it (tui/screens/live.py).
     data_version: reactive[int] = reactive(0)
 
     def __init__(self, services: Services, *, watch: bool = True) -> None:
@@ -103,8 +103,7 @@ class MemdeskApp(App[int]):
         self.display_dir = display_dir(self.store.root)
         self.counts: dict[str, int] = {}
         self.watcher: Watcher | None = None
-        self._unsubscribe = None
-        self.settings_problems: list[str] = []
+        self._unsubscribe: Callable[[], None] | None = None
         self.writes = WriteQueue(self.store, services.lock)
         self._refresh_scheduled = False
         self._refreshing = False  # a refresh_counts worker is running
@@ -112,8 +111,8 @@ class MemdeskApp(App[int]):
         self._marker_paths: set[Path] = set()
         self._shown_generation = -1
         self._gc_frozen = False
-        settings = services.settings
-        self.settings_problems = list(settings.problems)
+        settings = services.settings  # checked once here; every problem is said on mount
+        self.settings_problems: list[str] = list(settings.problems)
         keymap, self.keymap_problems = load_keymap(settings.keys)
         if keymap:
             self.set_keymap(keymap)
