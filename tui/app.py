@@ -5,7 +5,7 @@ use, and keeps every screen current: it is the one subscriber to the store and t
 receiver of the file watcher, and bumps `data_version` after each change (screens follow
 it through tui/screens/live.py). What it shows comes from elsewhere: the actions and
 their keys from tui/actions.py, settings from core/settings.py (via `Services`),
-ingestion from core/ingestion.py, store writes through tui/write_queue.py.
+ingestion from core/live_ingest.py, store writes through tui/write_queue.py.
 
 `build_app(store)` is the one way to make it (CLI, tests, screenshot script, bench).
 """
@@ -22,14 +22,14 @@ from typing import Any, ClassVar
 
 from memdesk.core.entry import Entry
 from memdesk.core.errors import describe_error
-from memdesk.core.ingestion import ingest_changes, watch_plan
+from memdesk.core.live_ingest import WatchedChanges, ingest_changes, watch_plan
 from memdesk.core.store import Store, StoreError
 from memdesk.tui.actions import DeskAction, app_actions, bindings_for
 from memdesk.tui.commands import DeskCommands, open_palette
 from memdesk.tui.keymap import load_keymap
 from memdesk.tui.screens.live import StoreChanged
 from memdesk.tui.services import Services
-from memdesk.tui.watcher import WatchedChanges, Watcher
+from memdesk.tui.watcher import Watcher
 from memdesk.tui.widgets import display_dir, header_content
 from memdesk.tui.write_queue import Outcome, WriteQueue
 from textual import work
@@ -149,7 +149,7 @@ class MemdeskApp(App[int]):
             )
             self.watcher.start()
             # Lines agents appended while the desk was closed join the queue now.
-            self.ingest_changes(WatchedChanges(memory_md=True))
+            self.ingest_changes(WatchedChanges(memory_md=True), catch_up=True)
         if self.services.load_model:
             self.call_after_refresh(self.build_search_index)
         else:
@@ -294,18 +294,16 @@ class MemdeskApp(App[int]):
             self.changed()
 
     @work(thread=True, exit_on_error=False, group="ingest")
-    def ingest_changes(self, changes: WatchedChanges) -> None:
-        """Feed what changed on disk to core ingestion (off the UI thread)."""
+    def ingest_changes(self, changes: WatchedChanges, catch_up: bool = False) -> None:
+        """Feed what changed on disk to core ingestion (off the UI thread); the policy
+        (what is read, memdesk's own writes skipped) is core's."""
         with self.services.lock:
             report = ingest_changes(
-                self.store,
-                memory_files=changes.memory_md,
-                sources=changes.inbox | changes.transcripts,
-                settings=self.services.settings.extract,
+                self.store, changes, catch_up=catch_up, settings=self.services.settings
             )
         for problem in report.problems:
             self.call_from_thread(self.notify, problem, severity="warning")
-        self.call_from_thread(self._after_ingest, report.added)
+        self.call_from_thread(self._after_ingest, report.fresh)
 
     def _after_ingest(self, fresh: list[Entry]) -> None:
         # The store's StoreChanged message may still be queued behind this call: name
