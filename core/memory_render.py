@@ -28,7 +28,6 @@ from memdesk.core.storage.errors import GuardRefused, StoreError
 
 if TYPE_CHECKING:
     from memdesk.core.context.settings import ContextSettings
-    from memdesk.core.settings import MemdeskSettings
     from memdesk.core.store import Store
 
 # `source.origin` of entries that live in a managed memory file (core/memfiles/).
@@ -90,35 +89,29 @@ def touches_memory_files(store: Store, change: Change) -> bool:
         op.before is not None and op.before.source.origin == MANAGED_ORIGIN for op in change.ops
     ):
         return True
-    settings = _settings_of(store)
-    if settings.problem_with("context"):
+    try:
+        return context_settings_of(store).include_candidates
+    except StoreError:
         # Unknown whether candidates are shown; MEMORY.md catches up on the next
         # render. An agent's candidate is never refused for a broken settings file.
         return False
-    return settings.context.include_candidates
 
 
-def _settings_of(store: Store) -> MemdeskSettings:
-    """settings.toml through the typed settings object, read afresh: a commit must not
-    render with a file the person has since changed."""
-    from memdesk.core.settings import load
+def context_settings_of(store: Store) -> ContextSettings:
+    """`[context]` as MEMORY.md is rendered with it, typed by its own table's parser (not
+    the whole settings object: that imports every component, a second of start-up for
+    each CLI verb that commits); a StoreError naming the file and key when it is wrong."""
+    from memdesk.core.context.settings import context_settings
 
-    return load(store.settings_path)
-
-
-def render_settings(store: Store) -> ContextSettings:
-    """`[context]` as MEMORY.md is rendered with it (the preview's own settings); a
-    StoreError naming the file and key when it is wrong (or the file is not TOML)."""
-    settings = _settings_of(store)
-    problem = settings.problem_with("context")
-    if problem:
-        raise StoreError(problem)
-    return settings.context
+    try:
+        return context_settings(store.settings)  # what the render reads; no tokenizer load
+    except (ValueError, TypeError) as exc:
+        raise StoreError(f"{store.settings_path}: {exc}") from exc
 
 
 def check_render_settings(store: Store) -> None:
     """StoreError when MEMORY.md could not be rendered with these settings."""
-    render_settings(store)  # what the render reads; no tokenizer load
+    context_settings_of(store)
 
 
 # -- reading what others added -----------------------------------------------------------
@@ -220,6 +213,6 @@ def render_memory_files(store: Store) -> bool:
             return managed_written
         # Entries of managed files are written in their own files, not here.
         entries = [e for e in store.entries() if e.source.origin != MANAGED_ORIGIN]
-        text = render_memory_text(entries, render_settings(store))
+        text = render_memory_text(entries, context_settings_of(store))
         # One state save: the lines just ingested and the new render together.
         return store.memory_file.write(text, state) or managed_written
