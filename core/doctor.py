@@ -89,6 +89,7 @@ def examine(root: Path | str) -> Report:
         if problem.kind in ("symlink", "unsafe-id", "unsafe-path"):
             found.append(Finding(problem.kind, problem.path, problem.message, line=problem.line))
     found += _untrusted(store)
+    found += _settings_notes(root)
     found += _readable_by_others(root)
     found += _entry_secrets(store.entries(), root / META_DIR / "entries", root)
     found += _journal_secrets(store)
@@ -128,6 +129,22 @@ def _untrusted(store: Any) -> list[Finding]:
             line = refusal(request, store.root).removeprefix("memdesk: ")
             out.append(Finding("untrusted", f"{META_DIR}/settings.toml", line))
     return out
+
+
+def _settings_notes(root: Path) -> list[Finding]:
+    """Every bad value or unknown table in settings.toml, one note each (that table runs
+    on its defaults); a file that is not TOML is already a finding of `_untrusted`."""
+    from memdesk.core.settings import load
+
+    settings = load(root)
+    if settings.problem_of.get(""):
+        return []
+    where = f"{META_DIR}/settings.toml"
+    prefix = f"{settings.path}: "
+    return [
+        Finding("settings", where, line.removeprefix(prefix), risky=False)
+        for line in settings.problems
+    ]
 
 
 def _readable_by_others(root: Path) -> list[Finding]:

@@ -8,8 +8,13 @@ policy behind it, so every front end follows the same one:
   of `[sources] transcripts`.
 * `PathClassifier` sorts a reported path into `WatchedChanges` (temp files of atomic
   saves are ignored; the destination of a rename is what counts).
-* `ingest_changes` feeds a burst of changes to core ingestion: new lines of the memory
-  files become candidates, new messages in the inbox and transcripts are extracted.
+* `ingest_changes` feeds a burst of changes to core ingestion in one call: new lines of
+  the memory files become candidates, new messages in the inbox and transcripts are
+  extracted. What it cannot read is one line naming the file, never an exception, so a
+  watcher keeps running.
+
+Settings are read through the typed settings object (core/settings.py); a front end
+that holds one (the desk's `Services.settings`) passes it, so nothing is parsed again.
 
 memdesk's own writes are not ingested again: a memory file whose fingerprint is the
 one memdesk recorded when it last wrote it (core/own_writes.py) has nothing new, so a
@@ -28,10 +33,11 @@ from typing import TYPE_CHECKING
 from memdesk.core.atomic import TEMP_PREFIX
 from memdesk.core.entry import Entry
 from memdesk.core.own_writes import is_own_write
-from memdesk.core.storage.errors import StoreError
 from memdesk.core.storage.layout import META_DIR
 
 if TYPE_CHECKING:
+    from memdesk.core.extract.settings import SourcesSettings
+    from memdesk.core.settings import MemdeskSettings
     from memdesk.core.store import Store
 
 
@@ -66,19 +72,25 @@ class IngestReport:
     memory_files_read: bool = False  # False when they held only memdesk's own writes
 
 
-def watch_plan(store: Store) -> WatchPlan:
-    """`[sources]` (invalid settings: the defaults; ingestion names the error) and the
-    managed memory files."""
-    from memdesk.core.extract.settings import SettingsError, parse_sources
+def watch_plan(store: Store, sources: SourcesSettings | None = None) -> WatchPlan:
+    """`[sources]` and the managed memory files. `sources`: the table the caller already
+    holds; None reads settings.toml (a bad table: its defaults; ingestion names the
+    error)."""
     from memdesk.core.memfiles.manifest import all_manifests
 
-    plan = WatchPlan(memory_files=[m.file for m in all_manifests(store.meta_dir)])
-    try:
-        sources = parse_sources(store.settings.get("sources", {}))
-    except (SettingsError, StoreError):
-        return plan
-    plan.transcript_globs, plan.inbox = list(sources.transcripts), sources.inbox
-    return plan
+    if sources is None:
+        sources = _settings_of(store).sources
+    return WatchPlan(
+        transcript_globs=list(sources.transcripts),
+        inbox=sources.inbox,
+        memory_files=[m.file for m in all_manifests(store.meta_dir)],
+    )
+
+
+def _settings_of(store: Store) -> MemdeskSettings:
+    from memdesk.core.settings import load
+
+    return load(store.settings_path)
 
 
 class PathClassifier:
@@ -154,24 +166,37 @@ def memory_files_changed(store: Store) -> bool:
 
 
 def ingest_changes(
-    store: Store, changes: WatchedChanges, *, catch_up: bool = False
+    store: Store,
+    changes: WatchedChanges,
+    *,
+    catch_up: bool = False,
+    settings: MemdeskSettings | None = None,
 ) -> IngestReport:
     """Turn what changed on disk into candidates. `catch_up`: read the memory files
     even if they look untouched (a desk opening: appends to replaced files that were
-    still held open are drained too)."""
+    still held open are drained too). `settings`: the typed settings the caller holds
+    (None: settings.toml is read once for this burst). Files gone meanwhile are skipped."""
     report = IngestReport()
     if changes.memory_md and (catch_up or memory_files_changed(store)):
         report.fresh.extend(store.ingest_memory_md())
         report.memory_files_read = True
-    paths = sorted(changes.inbox | changes.transcripts)
-    if paths:
-        from memdesk.core.extract.inbox import ingest_path
+    paths = sorted(p for p in changes.inbox | changes.transcripts if p.exists())
+    if not paths:
+        return report
+    from memdesk.core.extract.inbox import ingest_path
 
-        for path in paths:
-            if not path.exists():
-                continue
-            result = ingest_path(store, path)
-            report.fresh.extend(result.added)
-            if result.error:
-                report.problems.append(f"{path.name}: {result.error}")
+    if settings is None:
+        settings = _settings_of(store)
+    # A source read with tables other than the person's would be read for good (its
+    # offset moves on): while `[extractor]` or `[sources]` is wrong, nothing is read
+    # and each file says why; its next change after the fix reads all of it.
+    problem = settings.problem_with("extractor") or settings.problem_with("sources")
+    for path in paths:
+        if problem:
+            report.problems.append(f"{path.name}: not read: {problem}")
+            continue
+        result = ingest_path(store, path, settings=settings.extract)
+        report.fresh.extend(result.added)
+        if result.error:
+            report.problems.append(f"{path.name}: {result.error}")
     return report

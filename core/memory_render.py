@@ -18,7 +18,7 @@ so it may be called from a commit subscriber and from a CLI verb alike.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from memdesk.core.entry import Entry, Source, now, text_hash
@@ -27,13 +27,16 @@ from memdesk.core.storage.changes import Change
 from memdesk.core.storage.errors import GuardRefused, StoreError
 
 if TYPE_CHECKING:
+    from memdesk.core.context.settings import ContextSettings
     from memdesk.core.store import Store
 
 # `source.origin` of entries that live in a managed memory file (core/memfiles/).
 MANAGED_ORIGIN = "memory-file"
 
 
-def render_memory_text(entries: list[Entry], settings: dict[str, Any] | None = None) -> str:
+def render_memory_text(
+    entries: list[Entry], settings: ContextSettings | Mapping[str, Any] | None = None
+) -> str:
     """MEMORY.md's text for these entries: the default context preview, as Markdown."""
     from memdesk.core.context.render import render_memory_md
 
@@ -87,22 +90,28 @@ def touches_memory_files(store: Store, change: Change) -> bool:
     ):
         return True
     try:
-        context = store.settings.get("context", {})
+        return context_settings_of(store).include_candidates
     except StoreError:
         # Unknown whether candidates are shown; MEMORY.md catches up on the next
         # render. An agent's candidate is never refused for a broken settings file.
         return False
-    return bool(isinstance(context, dict) and context.get("include_candidates"))
+
+
+def context_settings_of(store: Store) -> ContextSettings:
+    """`[context]` as MEMORY.md is rendered with it, typed by its own table's parser (not
+    the whole settings object: that imports every component, a second of start-up for
+    each CLI verb that commits); a StoreError naming the file and key when it is wrong."""
+    from memdesk.core.context.settings import context_settings
+
+    try:
+        return context_settings(store.settings)  # what the render reads; no tokenizer load
+    except (ValueError, TypeError) as exc:
+        raise StoreError(f"{store.settings_path}: {exc}") from exc
 
 
 def check_render_settings(store: Store) -> None:
     """StoreError when MEMORY.md could not be rendered with these settings."""
-    from memdesk.core.context.settings import context_settings
-
-    try:
-        context_settings(store.settings)  # what the render reads; no tokenizer load
-    except (ValueError, TypeError) as exc:
-        raise StoreError(f"{store.settings_path}: {exc}") from exc
+    context_settings_of(store)
 
 
 # -- reading what others added -----------------------------------------------------------
@@ -204,6 +213,6 @@ def render_memory_files(store: Store) -> bool:
             return managed_written
         # Entries of managed files are written in their own files, not here.
         entries = [e for e in store.entries() if e.source.origin != MANAGED_ORIGIN]
-        text = render_memory_text(entries, store.settings)
+        text = render_memory_text(entries, context_settings_of(store))
         # One state save: the lines just ingested and the new render together.
         return store.memory_file.write(text, state) or managed_written

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from memdesk.core.demo import copy_demo_project
 from memdesk.core.store import Store
-from memdesk.tui.app import LAZY_SCREENS, MemdeskApp, build_app
+from memdesk.tui.app import MemdeskApp, build_app
 from memdesk.tui.services import Services
 
 SIZE = (120, 36)
@@ -136,12 +136,6 @@ async def take(name: str, step, out: Path, search, size: tuple[int, int] = SIZE)
     services = Services(store, load_model=False, today=lambda: TODAY)
     app: MemdeskApp = build_app(store, watch=False, services=services)
     app.display_dir = "~/lantern"
-    if name in LAZY_SCREENS:
-        import importlib.util
-
-        if importlib.util.find_spec(LAZY_SCREENS[name][0]) is None:
-            print(f"skip {name}: screen not available yet", file=sys.stderr)
-            return None
     async with app.run_test(size=size) as pilot:
         await settle(pilot, lambda: services.loaded and app.data_version > 0)
         if search is not None:

@@ -1,6 +1,11 @@
-"""The memdesk Textual app: modes for the review queue and the browser, lazily loaded
-screens for conflicts / context preview / stats, live file watching, the command
-palette, help and remappable keys.
+"""The memdesk Textual app: the shell around the screens.
+
+It holds modes for the review queue and the browser, loads the other screens on first
+use, and keeps every screen current: it is the one subscriber to the store and the one
+receiver of the file watcher, and bumps `data_version` after each change (screens follow
+it through tui/screens/live.py). What it shows comes from elsewhere: the actions and
+their keys from tui/actions.py, settings from core/settings.py (via `Services`),
+ingestion from core/live_ingest.py, store writes through tui/write_queue.py.
 
 `build_app(store)` is the one way to make it (CLI, tests, screenshot script, bench).
 """
@@ -12,52 +17,41 @@ import gc
 import importlib
 import os
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
 
 from memdesk.core.entry import Entry
 from memdesk.core.errors import describe_error
 from memdesk.core.live_ingest import WatchedChanges, ingest_changes, watch_plan
-from memdesk.core.merge import MergeConflict
-from memdesk.core.store import Change, Store, StoreError
-from memdesk.tui.commands import DeskCommand, DeskCommands
+from memdesk.core.store import Store, StoreError
+from memdesk.tui.actions import DeskAction, app_actions, bindings_for
+from memdesk.tui.commands import DeskCommands, open_palette
 from memdesk.tui.keymap import load_keymap
+from memdesk.tui.screens.live import StoreChanged
 from memdesk.tui.services import Services
 from memdesk.tui.watcher import Watcher
-from memdesk.tui.widgets import header_content
+from memdesk.tui.widgets import display_dir, header_content
+from memdesk.tui.write_queue import Outcome, WriteQueue
 from textual import work
 from textual.app import App
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 ACTOR = "tui"
-# Screens built in their own modules (by the conflicts / context / stats work); loaded on
-# first use so a missing one only costs a notification.
-LAZY_SCREENS: dict[str, tuple[str, str]] = {
+# Screens in their own modules, imported on first use (the first frame does not wait
+# for them): mode -> (module, class).
+SCREENS: dict[str, tuple[str, str]] = {
     "conflicts": ("memdesk.tui.screens.conflicts", "ConflictsScreen"),
     "context": ("memdesk.tui.screens.context_preview", "ContextPreviewScreen"),
     "stats": ("memdesk.tui.screens.stats", "StatsScreen"),
     "files": ("memdesk.tui.screens.memory_files", "MemoryFilesScreen"),
 }
-
-
-DESK_ACTIONS = frozenset(
-    {"quit", "help", "show_queue", "show_browser", "show_conflicts", "show_context"}
-    | {"show_stats", "show_consolidation", "show_files", "undo", "redo"}
-)
-
-
-class StoreChanged(Message):
-    """The store committed a change (from any thread)."""
-
-    def __init__(self, change: Change) -> None:
-        super().__init__()
-        self.change = change
+# Desk keys are off while a dialog is open (a `q` in the picker must not quit).
+DESK_ACTIONS = app_actions()
 
 
 class FilesChanged(Message):
@@ -82,46 +76,23 @@ class IndexProgress(Message):
 class WriteDone(Message):
     """A store write queued with `MemdeskApp.write` finished (or failed)."""
 
-    def __init__(self, label: str, future: Future, then: Callable[[Any], None] | None) -> None:
+    def __init__(self, outcome: Outcome, then: Callable[[Any], None] | None) -> None:
         super().__init__()
-        self.label = label
-        self.future = future
+        self.outcome = outcome
         self.then = then
-
-
-PALETTE_ICON = ">"
-
-
-def display_dir(root: Path) -> str:
-    home = Path.home()
-    with contextlib.suppress(ValueError):
-        return "~/" + root.relative_to(home).as_posix()
-    return str(root)
 
 
 class MemdeskApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "memdesk"
     COMMANDS = App.COMMANDS | {DeskCommands}
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit", id="quit"),
-        Binding("question_mark,f1", "help", "Help", id="help"),
-        Binding("v", "show_queue", "Queue", id="show_queue", show=False),
-        Binding("b", "show_browser", "Browser", id="show_browser"),
-        Binding("c", "show_conflicts", "Conflicts", id="show_conflicts"),
-        Binding("p", "show_context", "Context", id="show_context", show=False),
-        Binding("s", "show_stats", "Stats", id="show_stats", show=False),
-        Binding("f", "show_files", "Memory files", id="show_files", show=False),
-        Binding("o", "show_consolidation", "Consolidate", id="show_consolidation", show=False),
-        Binding("u,ctrl+z", "undo", "Undo", id="undo"),
-        Binding("ctrl+y", "redo", "Redo", id="redo", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("app")
 
     header_text: reactive[Content] = reactive(Content("memdesk"), always_update=True)
     progress: reactive[tuple[int, int] | None] = reactive(None)
     progress_label: reactive[str] = reactive("")
-    # Bumped after every change (ours, an agent's, a file edited on disk); screens
-    # watch it to reload. Screens from other modules can watch it too.
+    # Bumped after every change (ours, an agent's, a file edited on disk), once the
+    # caches are current: live screens follow it (tui/screens/live.py).
     data_version: reactive[int] = reactive(0)
 
     def __init__(self, services: Services, *, watch: bool = True) -> None:
@@ -132,18 +103,17 @@ class MemdeskApp(App[int]):
         self.display_dir = display_dir(self.store.root)
         self.counts: dict[str, int] = {}
         self.watcher: Watcher | None = None
-        self._unsubscribe = None
-        self.keymap_problems: list[str] = []
-        # Store writes run one at a time, in order, off the UI thread: a slow commit
-        # (a big store re-renders MEMORY.md) never freezes the screen.
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdesk-write")
+        self._unsubscribe: Callable[[], None] | None = None
+        self.writes = WriteQueue(self.store, services.lock)
         self._refresh_scheduled = False
         self._refreshing = False  # a refresh_counts worker is running
         self._refresh_again = False  # and something changed meanwhile
         self._marker_paths: set[Path] = set()
         self._shown_generation = -1
         self._gc_frozen = False
-        keymap, self.keymap_problems = load_keymap(self.store)
+        settings = services.settings  # checked once here; every problem is said on mount
+        self.settings_problems: list[str] = list(settings.problems)
+        keymap, self.keymap_problems = load_keymap(settings.keys)
         if keymap:
             self.set_keymap(keymap)
 
@@ -164,10 +134,12 @@ class MemdeskApp(App[int]):
         self._unsubscribe = self.store.subscribe(
             lambda change: self.post_message(StoreChanged(change))
         )
+        for problem in self.settings_problems:
+            self.notify(problem, title="settings.toml", severity="warning", timeout=8)
         for problem in self.keymap_problems:
             self.notify(problem, title="settings [keys]", severity="warning", timeout=8)
         if self.watch_files:
-            plan = watch_plan(self.store)
+            plan = watch_plan(self.store, self.services.settings.sources)
             self.watcher = Watcher(
                 self.store.root,
                 lambda ch: self.post_message(FilesChanged(ch)),
@@ -185,7 +157,7 @@ class MemdeskApp(App[int]):
 
     def on_unmount(self) -> None:
         self._stop_watching()
-        self._writer.shutdown(wait=True)
+        self.writes.shutdown()
         if self._gc_frozen:
             gc.unfreeze()
             self._gc_frozen = False
@@ -208,53 +180,36 @@ class MemdeskApp(App[int]):
 
     async def action_quit(self) -> None:
         self._stop_watching()
-        self._writer.shutdown(wait=True)  # never leave a half-queued write behind
+        self.writes.shutdown()  # never leave a half-queued write behind
         self.exit(0)
 
     # -- writing -------------------------------------------------------------------
     def write(
         self, label: str, fn: Callable[[], Any], then: Callable[[Any], None] | None = None
-    ) -> Future:
+    ) -> None:
         """Run a store operation on the writer thread; `then(result)` runs on the UI
-        thread after it. Refusals and conflicts become notifications, other errors the
-        error dialog."""
-
-        def run() -> Any:
-            with self.services.lock:
-                return fn()
-
-        future = self._writer.submit(run)
-        future.add_done_callback(lambda f: self.post_message(WriteDone(label, f, then)))
-        return future
+        thread after it (`then(None)` when it was not done). Refusals and conflicts
+        become notifications, other errors the error dialog."""
+        self.writes.submit(label, fn, lambda outcome: self.post_message(WriteDone(outcome, then)))
 
     def on_write_done(self, message: WriteDone) -> None:
-        error = message.future.exception()
-        result = None
-        if isinstance(error, MergeConflict):
-            with self.services.lock:
-                self.store.save_conflict(error.conflict)
-            fields = ", ".join(error.conflict.field_names) or "fields"
+        outcome = message.outcome
+        if outcome.conflict:
             self.notify(
-                f"{error.conflict.entry_id} changed on disk meanwhile ({fields}); "
-                "both sides kept as a conflict (c to resolve)",
-                title=f"{message.label}: conflict",
+                outcome.conflict,
+                title=f"{outcome.label}: conflict",
                 severity="warning",
                 timeout=8,
             )
-            self.services.invalidate([error.conflict.entry_id])
-        elif isinstance(error, StoreError | ValueError | OSError):
+            self.services.invalidate([outcome.conflict_id])
+        elif outcome.refused:
             self.notify(
-                describe_error(error),
-                title=f"{message.label}: not done",
-                severity="error",
-                timeout=8,
+                outcome.refused, title=f"{outcome.label}: not done", severity="error", timeout=8
             )
-        elif error is not None:
-            self.show_error(error, where=message.label)
-        else:
-            result = message.future.result()
+        elif outcome.bug is not None:
+            self.show_error(outcome.bug, where=outcome.label)
         if message.then is not None:
-            message.then(result if error is None else None)
+            message.then(outcome.result)
         self.changed()
 
     # -- keeping views current ---------------------------------------------------------
@@ -279,7 +234,7 @@ class MemdeskApp(App[int]):
         if not self._marker_paths and self.services.lock.acquire(blocking=False):
             try:
                 generation = self.services.generation
-                counts = self._count_and_flag()
+                counts = self.services.counts_and_flags()
             finally:
                 self.services.lock.release()
             self._show_counts(counts, generation)
@@ -295,7 +250,7 @@ class MemdeskApp(App[int]):
             if paths:
                 self.services.recheck_markers(paths)
             generation = self.services.generation
-            counts = self._count_and_flag()
+            counts = self.services.counts_and_flags()
             self.call_from_thread(self._show_counts, counts, generation)
         finally:
             with contextlib.suppress(Exception):  # the app may be closing
@@ -306,16 +261,6 @@ class MemdeskApp(App[int]):
         if self._refresh_again:
             self._refresh_again = False
             self.changed()
-
-    def _count_and_flag(self) -> dict[str, int]:
-        """Header counts; without the model also the queue's flags, so a new row shows
-        with its flags at once (only pairs of changed entries are looked for: cheap,
-        once `sync_search_index` has found them all the first time). With the model
-        the flags follow from `sync_search_index`, which embeds the changes first."""
-        counts = self.services.counts()
-        if self.services.search is None and self.services.flags_ready:
-            self.services.refresh_duplicates()
-        return counts
 
     def _show_counts(self, counts: dict[str, int], generation: int) -> None:
         if generation < self._shown_generation:
@@ -353,20 +298,21 @@ class MemdeskApp(App[int]):
         """Feed what changed on disk to core ingestion (off the UI thread); the policy
         (what is read, memdesk's own writes skipped) is core's."""
         with self.services.lock:
-            report = ingest_changes(self.store, changes, catch_up=catch_up)
+            report = ingest_changes(
+                self.store, changes, catch_up=catch_up, settings=self.services.settings
+            )
         for problem in report.problems:
             self.call_from_thread(self.notify, problem, severity="warning")
-        self.call_from_thread(self._after_ingest, report.fresh, bool(changes.entries))
+        self.call_from_thread(self._after_ingest, report.fresh)
 
-    def _after_ingest(self, fresh: list[Entry], entries_changed: bool) -> None:
+    def _after_ingest(self, fresh: list[Entry]) -> None:
         # The store's StoreChanged message may still be queued behind this call: name
         # the new entries here too, so this refresh already shows them.
         self.services.invalidate(e.id for e in fresh)
         if fresh:
             n = len(fresh)
-            first = fresh[0].summary
             self.notify(
-                f"{first[:60]}" + (f" (+{n - 1} more)" if n > 1 else ""),
+                f"{fresh[0].summary[:60]}" + (f" (+{n - 1} more)" if n > 1 else ""),
                 title=f"{n} new candidate{'s' if n != 1 else ''}",
             )
         self.changed()  # entries edited on disk by others need a reload too
@@ -410,16 +356,7 @@ class MemdeskApp(App[int]):
         self.data_version += 1
 
     def action_command_palette(self) -> None:
-        """Textual's palette, with a search mark every terminal font has (its 🔎 is a
-        box in many)."""
-        from textual.command import CommandPalette, SearchIcon
-
-        if self.use_command_palette and not CommandPalette.is_open(self):
-            palette = CommandPalette(id="--command-palette")
-            self.push_screen(palette)
-            palette.call_after_refresh(
-                lambda: setattr(palette.query_one(SearchIcon), "icon", PALETTE_ICON)
-            )
+        open_palette(self)
 
     # -- errors ------------------------------------------------------------------------
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -460,55 +397,35 @@ class MemdeskApp(App[int]):
 
     def action_show_consolidation(self) -> None:
         """The consolidation plan (pushed over the current screen; escape goes back)."""
-        try:
-            from memdesk.tui.screens.consolidation import ConsolidationScreen
-        except ImportError:
-            self.notify("consolidation screen: not available yet", severity="warning")
-            return
+        from memdesk.tui.screens.consolidation import ConsolidationScreen
+
         if not isinstance(self.screen, ConsolidationScreen):
             self.push_screen(ConsolidationScreen(self.store, self.services))
 
-    def show_lazy(self, mode: str) -> bool:
-        """Switch to a screen from its own module; say so if it is not there yet."""
+    def show_lazy(self, mode: str) -> None:
+        """Switch to a screen from its own module (imported the first time)."""
         if mode not in self._modes:
-            module_name, class_name = LAZY_SCREENS[mode]
-            try:
-                module = importlib.import_module(module_name)
-                screen_class = getattr(module, class_name)
-            except (ImportError, AttributeError):
-                self.notify(f"{mode} screen: not available yet", severity="warning")
-                return False
+            module_name, class_name = SCREENS[mode]
+            screen_class: type[Screen[None]] = getattr(
+                importlib.import_module(module_name), class_name
+            )
             self.add_mode(mode, lambda: screen_class(self.store, self.services))
         self.switch_mode(mode)
-        return True
 
     def action_help(self) -> None:
-        from memdesk.tui.screens.help import HelpScreen
+        from memdesk.tui.screens.help import HelpScreen, help_rows
 
-        if isinstance(self.screen, HelpScreen):
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(help_rows(self)))
+
+    async def run_desk_action(self, action: DeskAction) -> None:
+        """Run a palette entry: app actions here, screen actions on their screen."""
+        if action.target == "app":
+            await self.run_action(action.action)
             return
-        rows = []
-        for key, active in self.screen.active_bindings.items():
-            binding = active.binding
-            rows.append(
-                (
-                    self.get_key_display(binding) or key,
-                    binding.description or binding.action,
-                    binding.id or "",
-                    binding.tooltip or "",
-                )
-            )
-        self.push_screen(HelpScreen(rows))
-
-    async def run_desk_command(self, command: DeskCommand) -> None:
-        """Run a palette command: app actions here, screen actions on their screen."""
-        if command.target != "app" and self.current_mode != command.target:
-            self.switch_mode(command.target)
-            await self.screen.run_action(command.action)
-        elif command.target == "app":
-            await self.run_action(command.action)
-        else:
-            await self.screen.run_action(command.action)
+        if self.current_mode != action.target:
+            self.switch_mode(action.target)
+        await self.screen.run_action(action.action)
 
     # -- undo / redo -------------------------------------------------------------------
     def action_undo(self) -> None:

@@ -4,45 +4,19 @@
     approve = "A"          # binding id = key(s), comma separated
     undo = "u,ctrl+z"
 
-Ids are the `Binding(..., id=...)` ids listed on the help screen (`?`).
+Ids are the binding ids of tui/actions.py, listed on the help screen (`?`).
 """
 
 from __future__ import annotations
 
-from memdesk.core.store import Store, StoreError
+from collections.abc import Mapping
+
+from memdesk.tui.actions import binding_ids
 
 
-def binding_ids() -> set[str]:
-    """Every binding id the desk defines (for validating `[keys]`)."""
-    import importlib
-
-    from memdesk.tui.app import LAZY_SCREENS, MemdeskApp
-    from memdesk.tui.screens.browser import BrowserScreen
-    from memdesk.tui.screens.queue import QueueScreen
-
-    classes: list[type] = [MemdeskApp, QueueScreen, BrowserScreen]
-    for module_name, class_name in LAZY_SCREENS.values():  # conflicts, context, stats...
-        try:
-            classes.append(getattr(importlib.import_module(module_name), class_name))
-        except (ImportError, AttributeError):
-            continue
-    ids: set[str] = set()
-    for cls in classes:
-        for binding in cls.BINDINGS:
-            binding_id = getattr(binding, "id", None)
-            if binding_id:
-                ids.add(binding_id)
-    return ids
-
-
-def load_keymap(store: Store) -> tuple[dict[str, str], list[str]]:
-    """(keymap, problems): problems name the key and what is allowed."""
-    try:
-        table = store.settings.get("keys", {})
-    except StoreError as exc:
-        return {}, [str(exc)]
-    if not isinstance(table, dict):
-        return {}, ['[keys] must be a table of binding id = "key"']
+def load_keymap(table: Mapping[str, object]) -> tuple[dict[str, str], list[str]]:
+    """(keymap, problems) from the `[keys]` table: problems name the key and what is
+    allowed."""
     known = binding_ids()
     keymap: dict[str, str] = {}
     problems: list[str] = []

@@ -1,4 +1,5 @@
-"""Services the screens share: the store, search (built lazily) and context assembly.
+"""Services the screens share: the store's entries (cached), settings, and search
+(built lazily).
 
 The store is used from the UI thread and from worker threads (file-watch ingestion,
 index building), so every store call from a screen goes through `services.lock`.
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.entry import Entry, normalise_text
+from memdesk.core.settings import MemdeskSettings, SettingsFile
 from memdesk.core.store import Store
 
 Progress = Callable[[int, int], None]
@@ -55,6 +57,15 @@ class Services:
     # What approving each waiting candidate would push past its memory file's load cut,
     # for the generation it was worked out at.
     _load_warnings: tuple[int, dict[str, str]] | None = field(default=None, repr=False)
+    _settings_file: SettingsFile | None = field(default=None, repr=False)
+
+    # -- settings ------------------------------------------------------------------
+    @property
+    def settings(self) -> MemdeskSettings:
+        """settings.toml, checked (core/settings.py); parsed again only after it changed."""
+        if self._settings_file is None:
+            self._settings_file = SettingsFile(self.store.root)
+        return self._settings_file.current()
 
     # -- store access --------------------------------------------------------------
     @property
@@ -183,6 +194,16 @@ class Services:
             self._tally = (entries, today, counted)
         return {**counted, "conflicts": self.conflict_count()}
 
+    def counts_and_flags(self) -> dict[str, int]:
+        """Header counts; without the model also the queue's flags, so a new row shows
+        with its flags at once (only pairs of changed entries are looked for: cheap,
+        once `sync_search` has found them all the first time). With the model the flags
+        follow from `sync_search`, which embeds the changes first."""
+        counts = self.counts()
+        if self.search is None and self.flags_ready:
+            self.refresh_duplicates()
+        return counts
+
     # -- search --------------------------------------------------------------------
     @property
     def search_ready(self) -> bool:
@@ -200,7 +221,7 @@ class Services:
         t0 = time.perf_counter()
         if stage:
             stage("loading search model…")
-        service = SearchService(self.store.index_dir, self.store.settings.get("search"))
+        service = SearchService(self.store.index_dir, self.settings.search)
         if stage:
             stage("indexing entries…")
         service.sync(self.entries(), progress=progress)
@@ -277,29 +298,6 @@ class Services:
             )
             ranked.extend(scored)
         return ranked[:limit]
-
-    # -- context ---------------------------------------------------------------------
-    def assemble(self, **options: Any) -> Any:
-        """The context block an agent would get (memdesk.core.context.assemble)."""
-        import time
-
-        from memdesk.core.context import assemble
-
-        t0 = time.perf_counter()
-        with self.lock:
-            entries = self.store.entries()
-            settings = self.store.settings
-        options.setdefault("today", self.today())
-        if self.search is not None and "search" not in options:
-            options["search"] = self._context_search
-        try:
-            return assemble(entries, settings=settings, **options)
-        finally:
-            self.timings["assemble"] = time.perf_counter() - t0
-
-    def _context_search(self, query: str, entries: Sequence[Entry]) -> dict[str, float]:
-        hits = self.search.search(query, limit=max(50, len(entries)))
-        return {h.entry_id: h.score for h in hits}
 
 
 def _arrival(entry: Entry) -> tuple[dt.datetime, str]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from memdesk.core.entry import Entry
@@ -64,6 +66,14 @@ class DeskFooter(Footer):
 
     def on_resize(self, event: events.Resize) -> None:
         self.compact = event.size.width < COMPACT_FOOTER_BELOW
+
+
+def display_dir(root: Path) -> str:
+    """The working directory as the header shows it (`~/...` under the home folder)."""
+    home = Path.home()
+    with contextlib.suppress(ValueError):
+        return "~/" + root.relative_to(home).as_posix()
+    return str(root)
 
 
 def header_content(directory: str, counts: dict[str, int], status: str = "") -> Content:

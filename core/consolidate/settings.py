@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memdesk.core.context.settings import SettingsError, check_table, register_section
+from memdesk.core.context.settings import SettingsError, check_table
 
 SIMILARITY_SOURCES: tuple[str, ...] = ("auto", "lexical", "search")
 # Seed 001 check_explicit_lock, plus the Chinese phrasings people actually type.
@@ -153,6 +153,3 @@ def consolidation_settings(settings: Any = None) -> ConsolidationSettings:
         parsed = section("consolidation")
         return parsed if isinstance(parsed, ConsolidationSettings) else parse_consolidation(parsed)
     raise TypeError(f"settings must be a dict or ConsolidationSettings, not {type(settings)}")
-
-
-register_section("consolidation", parse_consolidation)

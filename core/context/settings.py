@@ -1,16 +1,19 @@
-"""`.memdesk/settings.toml`: a general loader every component can extend.
+"""`[context]` of `.memdesk/settings.toml`, and the strict loader of the whole file.
 
-Each top-level table (`[context]`, `[search]`, ...) belongs to one component. A component
-registers a parser for its table with `register_section`; tables nobody registered are
-kept as plain data so that settings written by a newer component never break an older
-one. Errors name the key and say what is allowed (`SettingsError`).
+Each top-level table (`[context]`, `[search]`, ...) belongs to one component; the one
+list of tables and their parsers is `memdesk.core.settings.SECTIONS`, and every table in
+it is checked whatever the caller imported. `load_settings` / `save_settings` stop at
+the first bad value (a `SettingsError` naming the key and what is allowed); tables no
+component knows are kept as plain data (the typed loader, `memdesk.core.settings`,
+names them). Readers that want every problem at once, or read often, use
+`memdesk.core.settings.load` / `SettingsFile`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,15 +22,6 @@ import tomli_w
 from memdesk.core.toml_errors import describe_toml_error
 
 SETTINGS_FILE = "settings.toml"
-# Tables other components own; listed so `memdesk` can say which ones it knows about.
-KNOWN_SECTIONS: tuple[str, ...] = (
-    "context",
-    "search",
-    "extractor",
-    "sources",
-    "consolidation",
-    "keys",
-)
 
 UNITS: tuple[str, ...] = ("tokens", "chars")
 TOKENIZER_NAMES: tuple[str, ...] = ("auto", "estimate", "o200k_base", "cl100k_base")
@@ -194,19 +188,10 @@ def _choice(value: Any, key: str, allowed: tuple[str, ...]) -> str:
     raise SettingsError(key, f"must be one of {', '.join(allowed)}; got {value!r}")
 
 
-# -- the general loader --------------------------------------------------------------
-SectionParser = Callable[[Mapping[str, Any]], Any]
-_PARSERS: dict[str, SectionParser] = {"context": parse_context}
-
-
-def register_section(name: str, parser: SectionParser) -> None:
-    """Let a component validate its own table; `Settings.section(name)` returns the result."""
-    _PARSERS[name] = parser
-
-
+# -- the strict loader ----------------------------------------------------------------
 @dataclass
 class Settings:
-    """All of settings.toml: parsed tables for registered sections, raw data for the rest."""
+    """All of settings.toml: parsed tables for the known sections, raw data for the rest."""
 
     raw: dict[str, Any] = field(default_factory=dict)
     parsed: dict[str, Any] = field(default_factory=dict)
@@ -225,10 +210,17 @@ class Settings:
 def parse_settings(data: Mapping[str, Any], *, path: Path | None = None) -> Settings:
     if not isinstance(data, Mapping):
         raise SettingsError("(file)", f"must be a TOML table, got {type(data).__name__}")
+    from memdesk.core.settings import SECTIONS  # the one list of tables (it imports us)
+
     parsed: dict[str, Any] = {}
-    for name, parser in _PARSERS.items():
+    for name, parser in SECTIONS.items():
         if name in data or name == "context":
-            parsed[name] = parser(data.get(name, {}))
+            try:
+                parsed[name] = parser(data.get(name, {}))
+            except SettingsError:
+                raise
+            except ValueError as exc:  # a component's own error type: same one line
+                raise SettingsError("", str(exc)) from exc
     return Settings(raw=dict(data), parsed=parsed, path=path)
 
 

@@ -38,7 +38,6 @@ from memdesk.core.context.settings import (
     SettingsError,
     check_table,
     load_settings,
-    register_section,
     save_settings,
 )
 
@@ -208,7 +207,3 @@ def add_transcript_globs(root: Path | str, globs: list[str]) -> list[str]:
         data["sources"] = sources
         save_settings(root, data)
     return new
-
-
-register_section("extractor", parse_extractor)
-register_section("sources", parse_sources)

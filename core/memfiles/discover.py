@@ -17,6 +17,7 @@ from pathlib import Path
 from memdesk.core.memfiles import claude_auto_memory, codex_memories
 from memdesk.core.memfiles.formats import detect_format
 from memdesk.core.memfiles.manifest import is_managed
+from memdesk.core.memfiles.settings import memfiles_settings
 
 ROOT_FILES: tuple[str, ...] = (
     "CLAUDE.md",
@@ -44,10 +45,9 @@ def claude_project_dir(root: Path, claude_dir: Path) -> Path:
 
 def home_dirs(settings: Mapping[str, object]) -> tuple[Path, Path]:
     """(Claude Code's folder, Codex's folder)."""
-    section = settings.get("memfiles", {})
-    section = section if isinstance(section, dict) else {}
-    claude = section.get("claude_dir") or Path.home() / ".claude"
-    codex = section.get("codex_home") or os.environ.get("CODEX_HOME") or Path.home() / ".codex"
+    section = memfiles_settings(settings)
+    claude = section.claude_dir or Path.home() / ".claude"
+    codex = section.codex_home or os.environ.get("CODEX_HOME") or Path.home() / ".codex"
     return Path(os.path.expanduser(str(claude))), Path(os.path.expanduser(str(codex)))
 
 

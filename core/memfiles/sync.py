@@ -28,8 +28,9 @@ from memdesk.core.memfiles.manifest import (
     all_manifests,
     save_manifest,
 )
-from memdesk.core.memfiles.render import GATES, render_file
+from memdesk.core.memfiles.render import render_file
 from memdesk.core.memfiles.retire import drain, forget, retire
+from memdesk.core.memfiles.settings import memfiles_settings
 from memdesk.core.own_writes import fingerprint, read_with_fingerprint
 from memdesk.core.safepath import leaves
 from memdesk.core.store import GuardRefused, Store
@@ -50,11 +51,10 @@ class SyncResult:
 def gate_of(store: Store) -> str:
     """`[memfiles] gate` in settings.toml: "hold" (default) or "keep"."""
     try:
-        section = store.settings.get("memfiles", {})
+        raw = store.settings
     except Exception:  # a broken settings file must not stop the sync
         return DEFAULT_GATE
-    gate = section.get("gate", DEFAULT_GATE) if isinstance(section, dict) else DEFAULT_GATE
-    return gate if gate in GATES else DEFAULT_GATE
+    return memfiles_settings(raw).gate
 
 
 def managed_ids(store: Store) -> set[str]:

@@ -8,7 +8,6 @@ from memdesk.core.context.settings import (
     SettingsError,
     load_settings,
     parse_settings,
-    register_section,
     save_settings,
 )
 
@@ -40,7 +39,7 @@ def test_round_trip_with_purpose_override(tmp_path):
     assert ctx.include_candidates is True
     assert ctx.sections_for("review") == ("experience", "project")
     assert settings.section("someone_elses") == {"x": 1}
-    assert settings.section("search") == {"model": "whatever"}
+    assert settings.section("search").model == "whatever"  # checked: a known table
 
 
 def test_builtin_purpose_can_be_overridden():
@@ -85,22 +84,24 @@ def test_save_refuses_invalid_settings(tmp_path):
     assert not (tmp_path / ".memdesk" / "settings.toml").exists()
 
 
-def test_other_components_register_their_own_table():
-    def parse_consolidation(table):
-        if "interval_hours" in table and not isinstance(table["interval_hours"], int):
-            raise SettingsError("consolidation.interval_hours", "must be a whole number")
-        return {"interval_hours": table.get("interval_hours", 24)}
+def test_every_known_table_is_checked_whatever_was_imported():
+    # One list of tables (memdesk.core.settings.SECTIONS), not a registry filled by
+    # whichever modules happened to be imported: each table's parser always runs.
+    from memdesk.core.consolidate.settings import ConsolidationSettings
+    from memdesk.core.settings import SECTIONS
 
-    register_section("consolidation", parse_consolidation)
-    try:
-        settings = parse_settings({"consolidation": {"interval_hours": 6}})
-        assert settings.section("consolidation") == {"interval_hours": 6}
-        with pytest.raises(SettingsError, match="consolidation.interval_hours"):
-            parse_settings({"consolidation": {"interval_hours": "often"}})
-    finally:
-        from memdesk.core.context import settings as module
-
-        module._PARSERS.pop("consolidation", None)
+    assert {"context", "search", "extractor", "sources", "consolidation"} <= set(SECTIONS)
+    assert {"memfiles", "mcp", "keys"} <= set(SECTIONS)
+    settings = parse_settings({"consolidation": {"retention_days": 6}})
+    assert isinstance(settings.section("consolidation"), ConsolidationSettings)
+    for table, key in (
+        ({"consolidation": {"retention_days": "often"}}, "consolidation.retention_days"),
+        ({"memfiles": {"gate": "open"}}, "memfiles.gate"),
+        ({"mcp": {"max_text_chars": 0}}, "mcp.max_text_chars"),
+        ({"search": {"fusion": "best"}}, "search.fusion"),
+    ):
+        with pytest.raises(SettingsError, match=key.replace(".", r"\.")):
+            parse_settings(table)
 
 
 def test_relative_tokenizer_path_is_relative_to_the_store_root(tmp_path):

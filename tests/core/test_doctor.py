@@ -95,3 +95,17 @@ def test_forged_ids_are_risky(tmp_path: Path) -> None:
     pending = {"group": "g", "ops": [{"entry_id": "../../x", "before": None, "after": None}]}
     (store.meta_dir / "pending-batch.json").write_text(json.dumps(pending))
     assert ("unsafe-id", ".memdesk/pending-batch.json") in kinds(tmp_path)
+
+
+def test_every_settings_problem_is_a_note_naming_the_key(tmp_path: Path) -> None:
+    store = Store.init(tmp_path)
+    store.settings_path.write_text(
+        store.settings_path.read_text() + '[memfiles]\ngate = "open"\n[serach]\nmodel = "x"\n'
+    )
+    notes = [f for f in examine(tmp_path).findings if f.kind == "settings"]
+    assert [n.risky for n in notes] == [False, False]
+    assert {n.path for n in notes} == {".memdesk/settings.toml"}
+    text = "\n".join(n.message for n in notes)
+    assert "memfiles.gate: must be one of hold, keep" in text
+    assert "serach: unknown table" in text
+    assert not examine(tmp_path).risky

@@ -8,15 +8,16 @@ from typing import ClassVar
 
 from memdesk.core.entry import KINDS, SCOPES, STATUSES, Entry
 from memdesk.core.store import Store
+from memdesk.tui.actions import bindings_for
 from memdesk.tui.fit_table import FitColumn, FitTable
 from memdesk.tui.screens.entry_actions import clear_flag, edit_entry, set_status
+from memdesk.tui.screens.live import LiveScreen
 from memdesk.tui.services import Services
 from memdesk.tui.widgets import DeskFooter, DeskHeader, entry_detail
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Select, Static
 
@@ -34,20 +35,13 @@ BROWSER_COLUMNS = (
 )
 
 
-class BrowserScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_search", "Search", id="focus_search"),
-        Binding("a", "approve", "Approve", id="approve"),
-        Binding("e", "edit", "Edit", id="edit"),
-        Binding("x", "expire", "Expire", id="expire"),
-        Binding("escape", "focus_table", "List", id="focus_table", show=False),
-    ]
+class BrowserScreen(LiveScreen):
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("browser")
 
     def __init__(self, store: Store, services: Services) -> None:
         super().__init__()
         self.store = store
         self.services = services
-        self._stale = False
         self.rows: list[Entry] = []
         self.search_ids: list[str] | None = None  # None: no query
         self._debounce: Timer | None = None
@@ -69,21 +63,12 @@ class BrowserScreen(Screen[None]):
                 yield Static(id="browser-detail-text")
         yield DeskFooter()
 
-    def _data_changed(self, _version: int) -> None:
-        """Reload now if shown; a screen in the background reloads when it comes back."""
-        if self.is_current or self in self.app.screen_stack:  # shown, maybe under a dialog
-            self.refresh_results()
-        else:
-            self._stale = True
-
-    def on_screen_resume(self) -> None:
-        if self._stale:
-            self._stale = False
-            self.refresh_results()
+    def data_changed(self) -> None:
+        self.refresh_results()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        self.watch(self.app, "data_version", self._data_changed, init=False)
+        self.follow_changes()
         self.reload()
         table.focus()
 

@@ -25,21 +25,19 @@ from memdesk.core.conflicts import (
     take_side,
 )
 from memdesk.core.textdiff import Span, side_by_side, value_text
-from memdesk.tui.screens._live import (
-    StoreChanged,
-    follow_app_changes,
+from memdesk.tui.actions import bindings_for
+from memdesk.tui.screens.live import (
+    LiveScreen,
     go_back,
     lock_of,
     search_of,
-    subscribe_screen,
 )
 from memdesk.tui.widgets import DeskFooter
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
@@ -61,7 +59,7 @@ def spans_content(spans: list[Span], changed_style: str) -> Content:
     return Content.assemble(*[(s.text, changed_style if s.changed else "") for s in spans])
 
 
-class ConflictsScreen(Screen[None]):
+class ConflictsScreen(LiveScreen):
     """Every open conflict; side by side; resolve by ours / theirs / both / edit."""
 
     CSS_PATH = "../conflicts.tcss"
@@ -71,20 +69,7 @@ class ConflictsScreen(Screen[None]):
         (0, "-narrow"),
         (110, "-wide"),
     ]
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "take('ours')", "Take ours", id="conflicts.take_ours"),
-        Binding("t", "take('theirs')", "Take theirs", id="conflicts.take_theirs"),
-        Binding("b", "take('both')", "Both", id="conflicts.take_both"),
-        Binding("e", "edit_merge", "Edit merge", id="conflicts.edit_merge"),
-        Binding("ctrl+s", "save_merge", "Save merge", id="conflicts.save_merge", priority=True),
-        Binding("escape", "cancel_or_close", "Back", id="conflicts.back"),
-        Binding("1", "keep(0)", "Keep left", id="conflicts.keep_left"),
-        Binding("2", "keep(1)", "Keep right", id="conflicts.keep_right"),
-        Binding("m", "merge_pair(0)", "Merge into left", id="conflicts.merge_into_left"),
-        Binding("M", "merge_pair(1)", "Merge into right", id="conflicts.merge_into_right"),
-        Binding("d", "dismiss_pair", "Dismiss", id="conflicts.dismiss"),
-        Binding("r", "reload", "Reload", id="conflicts.reload"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("conflicts")
 
     def __init__(self, store: Any, services: Any = None) -> None:
         super().__init__()
@@ -93,7 +78,6 @@ class ConflictsScreen(Screen[None]):
         self.items: list[OpenConflict] = []
         self.loaded = False
         self.editing = False
-        self._unsubscribe = lambda: None
         self._reload_timer: Any = None
 
     # -- layout ---------------------------------------------------------------------------
@@ -107,14 +91,13 @@ class ConflictsScreen(Screen[None]):
                 yield TextArea("", id="merge-editor", soft_wrap=True)
         yield DeskFooter()
 
+    def data_changed(self) -> None:
+        self._schedule_reload()
+
     def on_mount(self) -> None:
         self.query_one("#merge-editor", TextArea).display = False
-        self._unsubscribe = subscribe_screen(self.store, self)
-        follow_app_changes(self, self._schedule_reload)
+        self.follow_changes()
         self.reload()
-
-    def on_unmount(self) -> None:
-        self._unsubscribe()
 
     # -- loading ------------------------------------------------------------------------
     def action_reload(self) -> None:
@@ -129,10 +112,6 @@ class ConflictsScreen(Screen[None]):
         items = list_conflicts(self.store, search, lock=lock_of(self.store, self.services))
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_items, items)
-
-    @on(StoreChanged)
-    def _store_changed(self, _: StoreChanged) -> None:
-        self._schedule_reload()
 
     def _schedule_reload(self) -> None:
         if self.editing:

@@ -9,13 +9,14 @@ workers use the store too) and a plan is made afresh whenever the screen is show
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, ClassVar
 
 from memdesk.core.consolidate import ApplyResult, Plan, Proposal, apply, build_plan, undo_apply
+from memdesk.tui.actions import bindings_for
 from memdesk.tui.widgets import DeskFooter
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import SelectionList, Static
@@ -34,15 +35,7 @@ def proposal_label(p: Proposal) -> str:
 class ConsolidationScreen(Screen):
     """Review a consolidation plan: tick proposals, apply them as one batch, undo."""
 
-    BINDINGS = [
-        Binding("a", "apply", "Apply ticked", id="consolidation_apply"),
-        Binding("u", "undo", "Undo apply", id="consolidation_undo"),
-        Binding("e", "tick_safe", "Tick safe expiries", id="consolidation_tick_safe"),
-        Binding("t", "tick_all", "Tick all", id="consolidation_tick_all"),
-        Binding("n", "tick_none", "Tick none", id="consolidation_tick_none"),
-        Binding("r", "refresh_plan", "Re-plan", id="consolidation_refresh"),
-        Binding("escape", "close", "Back", id="consolidation_close", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("consolidation")
     DEFAULT_CSS = """
     ConsolidationScreen { background: $background; }
     ConsolidationScreen #consolidation-summary {

@@ -13,26 +13,24 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from memdesk.core.context import Assembly, assemble, load_settings
+from memdesk.core.context import Assembly, assemble
 from memdesk.core.context.query import search_service_scorer
-from memdesk.core.context.settings import BUILTIN_PURPOSES
 from memdesk.core.memfiles.status import load_cut_note
-from memdesk.tui.screens._live import (
-    StoreChanged,
+from memdesk.core.settings import MemdeskSettings, SettingsFile
+from memdesk.tui.actions import bindings_for
+from memdesk.tui.screens.live import (
+    LiveScreen,
     entries_of,
-    follow_app_changes,
     go_back,
     search_of,
-    subscribe_screen,
     today_of,
 )
 from memdesk.tui.widgets import DeskFooter
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Checkbox, Input, ProgressBar, Select, Static
 from textual.worker import get_current_worker
 
@@ -68,38 +66,26 @@ class PreviewRequest:
     generation: int = 0  # bumps on every store change, so equal inputs still recompute
 
 
-class ContextPreviewScreen(Screen[None]):
+class ContextPreviewScreen(LiveScreen):
     """What an agent would be given, under a budget, updating live."""
 
     CSS_PATH = "../context_preview.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("plus,equals_sign", "budget(1)", "Budget +100", id="preview.budget_up"),
-        Binding("minus,underscore", "budget(-1)", "Budget −100", id="preview.budget_down"),
-        Binding("p", "next_purpose", "Purpose", id="preview.next_purpose"),
-        Binding("slash", "focus_query", "Query", id="preview.focus_query"),
-        Binding("i", "toggle_candidates", "Candidates", id="preview.toggle_candidates"),
-        Binding("m", "toggle_metadata", "Metadata", id="preview.toggle_metadata"),
-        Binding("r", "refresh_preview", "Refresh", id="preview.refresh"),
-        Binding("escape", "close", "Back", id="preview.back"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("context")
 
     def __init__(self, store: Any, services: Any = None) -> None:
         super().__init__()
         self.store = store
         self.services = services
-        self.settings_error = ""
-        try:
-            cs = load_settings(store.root).context
-            purposes = cs.purpose_names()
-            default_purpose, default_budget, self.unit = cs.purpose, cs.budget, cs.unit
-            include_candidates = cs.include_candidates
-            metadata = cs.metadata
-        except Exception as exc:  # bad settings: say so, preview with the defaults
-            self.settings_error = str(exc)
-            purposes = sorted(BUILTIN_PURPOSES)
-            default_purpose, default_budget, self.unit = "coding", 800, "tokens"
-            include_candidates = False
-            metadata = False
+        # The desk's bundle has the settings; hosted alone, the screen reads its own.
+        self._settings_file = None if hasattr(services, "settings") else SettingsFile(store.root)
+        settings = self._settings()
+        # A bad [context] is said once, and the preview runs on its defaults.
+        self.settings_error = settings.problem_with("context")
+        cs = settings.context
+        purposes = cs.purpose_names()
+        default_purpose, default_budget, self.unit = cs.purpose, cs.budget, cs.unit
+        include_candidates = cs.include_candidates
+        metadata = cs.metadata
         self.purposes: list[str] = purposes
         self.request = PreviewRequest(
             default_purpose, default_budget, "", include_candidates, metadata
@@ -108,7 +94,6 @@ class ContextPreviewScreen(Screen[None]):
         self.error = ""
         self.cut_note = ""  # managed files whose agents miss facts past their load limit
         self._timer: Any = None
-        self._unsubscribe = lambda: None
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -141,16 +126,22 @@ class ContextPreviewScreen(Screen[None]):
                     yield Static("", id="excluded-list")
         yield DeskFooter()
 
+    def data_changed(self) -> None:
+        self.refresh_preview()
+
     def on_mount(self) -> None:
         self.query_one("#preview-block").focus()
-        self._unsubscribe = subscribe_screen(self.store, self)
-        follow_app_changes(self, self.refresh_preview)
+        self.follow_changes()
         if self.settings_error:
             self.notify(self.settings_error, title="settings.toml", severity="error")
         self._schedule(0)
 
-    def on_unmount(self) -> None:
-        self._unsubscribe()
+    def _settings(self) -> MemdeskSettings:
+        """settings.toml as the desk has it (or as read here when hosted alone); parsed
+        again only after the file changed."""
+        if self._settings_file is not None:
+            return self._settings_file.current()
+        return self.services.settings
 
     # -- inputs ---------------------------------------------------------------------------
     def _set(self, **changes: Any) -> None:
@@ -227,10 +218,6 @@ class ContextPreviewScreen(Screen[None]):
     def action_refresh_preview(self) -> None:
         self.refresh_preview()
 
-    @on(StoreChanged)
-    def _store_changed(self, _: StoreChanged) -> None:
-        self.refresh_preview()
-
     def _schedule(self, delay: float = DEBOUNCE_SECONDS) -> None:
         if self._timer is not None:
             self._timer.stop()
@@ -244,7 +231,9 @@ class ContextPreviewScreen(Screen[None]):
     def _recompute(self, request: PreviewRequest) -> None:
         worker = get_current_worker()
         try:
-            settings = load_settings(self.store.root)
+            settings = self._settings()
+            if settings.problem_with("context"):
+                raise ValueError(settings.problem_with("context"))
             search = None
             if request.query.strip():
                 service = search_of(self.services)
@@ -259,7 +248,7 @@ class ContextPreviewScreen(Screen[None]):
                 query=request.query or None,
                 include_candidates=request.include_candidates,
                 metadata=request.metadata,
-                settings=settings,
+                settings=settings.context,
                 search=search,
                 today=today_of(self.services),
             )

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
 
 from memdesk.core.entry import CONFIDENCES, KINDS, SCOPES, Entry
+from memdesk.tui.actions import bindings_for
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -35,9 +36,7 @@ class Dialog(ModalScreen[ResultType]):
 class ErrorDialog(Dialog[None]):
     """What went wrong in background work, readable, with details to copy."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,enter,q", "dismiss", "Close", id="error_close")
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("error")
 
     def __init__(self, error: BaseException | None, where: str = "") -> None:
         super().__init__()
@@ -81,10 +80,7 @@ class EditScreen(Dialog[dict[str, Any] | None]):
     conflict, never overwritten."""
 
     AUTO_FOCUS = "#edit-summary"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="edit_cancel"),
-        Binding("ctrl+s", "save", "Save", id="edit_save"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("edit_form")
 
     def __init__(self, entry: Entry) -> None:
         super().__init__()
@@ -176,9 +172,7 @@ class PickEntryScreen(Dialog[str | None]):
 
     AUTO_FOCUS = "#pick-list"  # the suggestions; typing a filter is one tab away
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="pick_cancel"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("pick")
 
     def __init__(self, title: str, suggestions: Sequence[Entry]) -> None:
         super().__init__()

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from memdesk.tui.actions import bindings_for, description_of
 from memdesk.tui.screens.dialogs import Dialog
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.app import App, ComposeResult
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
@@ -17,10 +18,26 @@ HELP_TEXT = (
 )
 
 
+def help_rows(app: App[object]) -> list[tuple[str, str, str, str]]:
+    """(key, what it does, binding id, tooltip) for every binding active on the current
+    screen (the app's and the screen's, with remapped keys); words from tui/actions.py."""
+    rows = []
+    for key, active in app.screen.active_bindings.items():
+        binding = active.binding
+        description = description_of(binding.id or "") or binding.description or binding.action
+        rows.append(
+            (
+                app.get_key_display(binding) or key,
+                description,
+                binding.id or "",
+                binding.tooltip or "",
+            )
+        )
+    return rows
+
+
 class HelpScreen(Dialog[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,f1", "dismiss", "Close", id="help_close"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("help")
 
     def __init__(self, rows: list[tuple[str, str, str, str]]) -> None:
         super().__init__()

@@ -9,21 +9,19 @@ from typing import Any, ClassVar
 
 from memdesk.core.memfiles.status import FileStatus, file_statuses
 from memdesk.core.memfiles.sync import order_files
-from memdesk.tui.screens._live import (
-    StoreChanged,
+from memdesk.tui.actions import bindings_for
+from memdesk.tui.screens.live import (
+    LiveScreen,
     entries_of,
-    follow_app_changes,
     go_back,
     lock_of,
-    subscribe_screen,
 )
 from memdesk.tui.widgets import DeskFooter
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
@@ -40,22 +38,17 @@ COLUMNS: tuple[tuple[str, int], ...] = (
 SHOWN_PAST = 8  # entries past the cut listed in the detail pane
 
 
-class MemoryFilesScreen(Screen[None]):
+class MemoryFilesScreen(LiveScreen):
     """Managed memory files and their agents' load limits."""
 
     CSS_PATH = "../memory_files.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("O", "order", "Order above the cut", id="files.order"),
-        Binding("r", "reload", "Refresh", id="files.reload"),
-        Binding("escape", "close", "Back", id="files.back"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("files")
 
     def __init__(self, store: Any, services: Any = None) -> None:
         super().__init__()
         self.store = store
         self.services = services
         self.statuses: list[FileStatus] = []
-        self._unsubscribe = lambda: None
 
     def compose(self) -> ComposeResult:
         yield Static("Memory files", id="files-title")
@@ -64,24 +57,19 @@ class MemoryFilesScreen(Screen[None]):
             yield Static("", id="files-detail-text")
         yield DeskFooter()
 
+    def data_changed(self) -> None:
+        self.action_reload()
+
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         for name, width in COLUMNS:
             table.add_column(name, key=name or "warn", width=width)
-        self._unsubscribe = subscribe_screen(self.store, self)
-        follow_app_changes(self, self.action_reload)
+        self.follow_changes()
         self.action_reload()
         table.focus()
 
-    def on_unmount(self) -> None:
-        self._unsubscribe()
-
     def action_close(self) -> None:
         go_back(self)
-
-    @on(StoreChanged)
-    def _store_changed(self, _: StoreChanged) -> None:
-        self.action_reload()
 
     def action_reload(self) -> None:
         self._load()

@@ -12,15 +12,16 @@ from typing import Any, ClassVar
 
 from memdesk.core.entry import Entry
 from memdesk.core.store import Store
+from memdesk.tui.actions import bindings_for
 from memdesk.tui.fit_table import FitColumn, FitTable
 from memdesk.tui.screens.entry_actions import ACTOR, clear_flag, edit_entry, set_status
+from memdesk.tui.screens.live import LiveScreen
 from memdesk.tui.services import Services
 from memdesk.tui.widgets import DeskFooter, DeskHeader, entry_detail
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 # The summary takes the width the others leave; when the terminal is narrow the last
@@ -52,23 +53,13 @@ def flags_by_id(services: Services, entries: Iterable[Entry]) -> dict[str, list[
     return out
 
 
-class QueueScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Approve", id="approve"),
-        Binding("r", "reject", "Reject", id="reject"),
-        Binding("e", "edit", "Edit", id="edit"),
-        Binding("S", "supersede", "Supersede", id="supersede"),
-        Binding("m", "merge", "Merge into", id="merge"),
-        Binding("x", "expire", "Expire", id="expire"),
-        Binding("space", "toggle_select", "Select", id="toggle_select"),
-        Binding("A", "select_all", "Select all", id="select_all", show=False),
-    ]
+class QueueScreen(LiveScreen):
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("queue")
 
     def __init__(self, store: Store, services: Services) -> None:
         super().__init__()
         self.store = store
         self.services = services
-        self._stale = False
         self.selected: set[str] = set()
         self.hidden: set[str] = set()  # acted on; the write is still on its way
         self.rows: list[Entry] = []
@@ -92,21 +83,12 @@ class QueueScreen(Screen[None]):
                 yield Static(id="queue-detail-text")
         yield DeskFooter()
 
-    def _data_changed(self, _version: int) -> None:
-        """Reload now if shown; a screen in the background reloads when it comes back."""
-        if self.is_current or self in self.app.screen_stack:  # shown, maybe under a dialog
-            self.reload()
-        else:
-            self._stale = True
-
-    def on_screen_resume(self) -> None:
-        if self._stale:
-            self._stale = False
-            self.reload()
+    def data_changed(self) -> None:
+        self.reload()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        self.watch(self.app, "data_version", self._data_changed, init=False)
+        self.follow_changes()
         self.reload()
         table.focus()
 

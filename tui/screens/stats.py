@@ -5,22 +5,20 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from memdesk.core.stats import Stats, compute_stats, flatten
-from memdesk.tui.screens._live import (
-    StoreChanged,
-    follow_app_changes,
+from memdesk.tui.actions import bindings_for
+from memdesk.tui.screens.live import (
+    LiveScreen,
     go_back,
     lock_of,
     search_of,
-    subscribe_screen,
     today_of,
 )
 from memdesk.tui.widgets import DeskFooter
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Grid
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -55,14 +53,11 @@ def _ms(value: float | None) -> str:
     return "not measured" if value is None else f"{value:.2f} ms"
 
 
-class StatsScreen(Screen[None]):
+class StatsScreen(LiveScreen):
     """Store size and composition, expiry, latencies, index and model health."""
 
     CSS_PATH = "../stats.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "recompute", "Measure again", id="stats.recompute"),
-        Binding("escape", "close", "Back", id="stats.back"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("stats")
 
     def __init__(self, store: Any, services: Any = None, *, measure: bool = True) -> None:
         super().__init__()
@@ -71,7 +66,6 @@ class StatsScreen(Screen[None]):
         self.measure = measure
         self.stats: Stats | None = None
         self._own_search: Any = None
-        self._unsubscribe = lambda: None
 
     def compose(self) -> ComposeResult:
         yield Static("Stats · measuring…", id="stats-title")
@@ -90,6 +84,9 @@ class StatsScreen(Screen[None]):
                 yield Static("", id=f"stats-{panel}", classes="stats-panel")
         yield DeskFooter()
 
+    def data_changed(self) -> None:
+        self._compute_counts()
+
     def on_mount(self) -> None:
         titles = {
             "store": "Store",
@@ -104,12 +101,8 @@ class StatsScreen(Screen[None]):
         }
         for name, title in titles.items():
             self.query_one(f"#stats-{name}", Static).border_title = title
-        self._unsubscribe = subscribe_screen(self.store, self)
-        follow_app_changes(self, self._compute_counts)
+        self.follow_changes()
         self.action_recompute()
-
-    def on_unmount(self) -> None:
-        self._unsubscribe()
 
     def action_recompute(self) -> None:
         self.query_one("#stats-grid").loading = True
@@ -117,10 +110,6 @@ class StatsScreen(Screen[None]):
 
     def action_close(self) -> None:
         go_back(self)
-
-    @on(StoreChanged)
-    def _store_changed(self, _: StoreChanged) -> None:
-        self._compute_counts()
 
     def _search(self) -> Any:
         """The app's search service; without an app bundle, one opened here (once)."""
