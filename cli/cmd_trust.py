@@ -12,6 +12,7 @@ import os
 
 from memdesk.cli.context import CliContext, UserError
 from memdesk.core.context.settings import SettingsError
+from memdesk.core.memfiles.outside import outside_requests
 from memdesk.core.trust import TrustError, allow, load_records, requests, revoke, trust_file
 
 
@@ -45,6 +46,7 @@ def run_trust(args: argparse.Namespace, ctx: CliContext) -> int:
         store = ctx.store()
         try:
             wanted = requests(store.settings, store.root)
+            wanted += outside_requests(store.meta_dir, store.root)
         except SettingsError as exc:
             raise UserError(str(exc)) from exc
         record = allow(store.root, wanted)

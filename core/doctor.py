@@ -128,6 +128,13 @@ def _untrusted(store: Any) -> list[Finding]:
         if not allowed:
             line = refusal(request, store.root).removeprefix("memdesk: ")
             out.append(Finding("untrusted", f"{META_DIR}/settings.toml", line))
+    from memdesk.core.memfiles.manifest import all_manifests
+    from memdesk.core.memfiles.outside import refusal as outside_refusal
+
+    for manifest in all_manifests(store.meta_dir):
+        refused = outside_refusal(manifest.file, store.root)
+        if refused:
+            out.append(Finding("untrusted", f"{META_DIR}/files", refused))
     return out
 
 

@@ -21,9 +21,11 @@ from memdesk.core.memfiles.manifest import (
     is_managed,
     save_manifest,
 )
+from memdesk.core.memfiles.outside import record_adoption
 from memdesk.core.memfiles.render import render_file
 from memdesk.core.own_writes import Fingerprint, read_with_fingerprint
 from memdesk.core.store import GuardRefused, Store, StoreError
+from memdesk.core.trust import TrustError
 
 
 @dataclass
@@ -89,6 +91,12 @@ def adopt(store: Store, path: Path | str, format_name: str | None = None) -> Ado
         if b.kind == "fact"
     ]
     refused: list[tuple[Entry, GuardRefused]] = []
+    try:
+        # Before anything is committed: a file outside the working directory is kept in
+        # step only where the person adopted it on this machine (memfiles/outside.py).
+        record_adoption(store.root, path)
+    except TrustError as exc:
+        raise StoreError(str(exc)) from exc
     with store.lock.held():
         previous, store.auto_render = store.auto_render, False
         try:

@@ -28,6 +28,7 @@ from memdesk.core.memfiles.manifest import (
     all_manifests,
     save_manifest,
 )
+from memdesk.core.memfiles.outside import refusal as outside_refusal
 from memdesk.core.memfiles.render import render_file
 from memdesk.core.memfiles.retire import drain, forget, retire
 from memdesk.core.memfiles.settings import memfiles_settings
@@ -77,6 +78,10 @@ def sync_file(store: Store, manifest: Manifest, gate: str, *, order: bool = Fals
         # A managed file in the working directory that now links elsewhere (a pulled
         # branch can make one) is someone else's file: not read, not written.
         result.refused = f"{path}: {outside}; not read or written"
+        return result
+    untrusted = outside_refusal(path, store.root)
+    if untrusted:
+        result.refused = untrusted  # a path a cloned repository may have named
         return result
     try:
         data, seen = read_with_fingerprint(path)
