@@ -232,9 +232,19 @@ def _vectors(pool: Sequence[Entry], sim: Similarity) -> np.ndarray:
     return sim.embedder.embed([e.search_text() for e in pool]).astype(np.float32)
 
 
-def pair_thresholds(settings: ConsolidationSettings, sim: Similarity) -> PairThresholds:
+def pair_thresholds(
+    settings: ConsolidationSettings, sim: Similarity, stored: bool = False
+) -> PairThresholds:
     """The shared threshold row of the measure `sim` uses, with this section's overrides."""
-    row = THRESHOLDS["tfidf" if isinstance(sim.embedder, LexicalEmbedder) else "model"]
+    if isinstance(sim.embedder, LexicalEmbedder):
+        measure = "tfidf"
+    elif stored and getattr(sim.embedder, "anisotropic", False):
+        # The search service's pair vectors are centred for this model (vectors embedded
+        # here, for a pool the index does not hold whole, are not: they keep `model`).
+        measure = "centred"
+    else:
+        measure = "model"
+    row = THRESHOLDS[measure]
     overrides = {
         "duplicate": settings.duplicate_similarity,
         "contradiction": settings.contradiction_similarity,
@@ -268,7 +278,8 @@ def consolidate(
     if hasattr(sim.embedder, "fit"):  # lexical: IDF over what is being compared
         sim.embedder.fit([e.search_text() for e in [*pool, *new_entries]])
     matrix = _vectors(pool, sim) if len(pool) >= 1 else None
-    thresholds = pair_thresholds(settings, sim)
+    stored = bool(sim.vectors) and all(e.id in sim.vectors for e in pool)  # as _vectors
+    thresholds = pair_thresholds(settings, sim, stored)
     near_candidates = None
     if isinstance(sim.embedder, LexicalEmbedder):
         near_candidates = shared_feature_pairs([e.search_text() for e in pool])

@@ -11,6 +11,12 @@ consolidation) reads the row of the measure it used, so one pair gets one verdic
   each side has alone, not by the score: they reach 0.92). Similarity alone never
   makes a contradiction: a rephrasing scores as high ("Run the test suite with pytest -x
   before every commit" / "Before each commit, run pytest -x on the whole suite": 0.86).
+- `centred`: cosine of the vectors of a model whose cosines crowd together (e5: every
+  pair near 0.8), after centring each language on its mean (search/languages.py). The
+  spread is wider and lower: the demo's "pnpm, not npm" / "switch to npm, drop pnpm"
+  decision scores 0.33 (raw 0.89) and unrelated pairs stay under about 0.25, so a
+  contradiction (which also needs change wording or a differing number) starts at 0.3;
+  the nextest rule said twice scores 0.74, a rephrasing from 0.7 as for `model`.
 - `words`: cosine of token counts (word overlap), used when no model is loaded and for
   the live queue (exact, incremental per entry). A reworded fact with the same tools
   scores ≥ 0.75; "npm instead of pnpm" against "pnpm, not npm" ≈ 0.5.
@@ -23,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-MEASURES: tuple[str, ...] = ("model", "words", "tfidf")
+MEASURES: tuple[str, ...] = ("model", "centred", "words", "tfidf")
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,9 @@ class PairThresholds:
 THRESHOLDS: dict[str, PairThresholds] = {
     "model": PairThresholds(
         duplicate=0.95, contradiction=0.5, number_contradiction=0.5, rephrase=0.7
+    ),
+    "centred": PairThresholds(
+        duplicate=0.95, contradiction=0.3, number_contradiction=0.3, rephrase=0.7
     ),
     "words": PairThresholds(
         duplicate=0.75, contradiction=0.45, number_contradiction=0.45, rephrase=0.75
