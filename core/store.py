@@ -46,6 +46,7 @@ from memdesk.core.entry_files import (
     read_entry_file,
     write_entry_file,
 )
+from memdesk.core.entry_snapshot import SNAPSHOT_NAME, EntrySnapshot
 from memdesk.core.guard.screen import CLEARED_FLAG
 from memdesk.core.journal import Journal, JournalRecord, new_group
 from memdesk.core.memory_md import ExternalLine, MemoryFile, MemoryState
@@ -174,6 +175,9 @@ class Store:
         self.journal = Journal(self.meta_dir / "journal.jsonl")
         self.memory_file = MemoryFile(self.root, self.meta_dir)
         self._files: dict[str, tuple[int, int, Entry | Problem]] = {}
+        # What the entry files held at the last save (derived, under index/): a big
+        # store opens without parsing every file. See core/entry_snapshot.py.
+        self._snapshot = EntrySnapshot(self.meta_dir / "index" / SNAPSHOT_NAME)
         # How many cached entries have each summary hash, and which hash each file was
         # counted under: `known_hashes` (every ingest of MEMORY.md) without hashing all.
         self._hash_count: Counter[str] = Counter()
@@ -343,6 +347,8 @@ class Store:
         the loop is kept lean: at 10k files it is what an ingest of MEMORY.md waits for."""
         seen: set[str] = set()
         files = self._files
+        if not files:
+            self._snapshot.load()
         try:
             with os.scandir(self.entries_dir) as scan:
                 children = list(scan)
@@ -365,6 +371,7 @@ class Store:
         if len(seen) != len(files):
             for name in set(files) - seen:
                 self._keep(name, None)
+        self._snapshot.settle(seen, writable=not self.lock.read_only_reason)
 
     def _cached_read(self, name: str, st: os.stat_result | None) -> Entry | Problem:
         """The file's entry (or problem), read again only when the file changed. Takes
@@ -373,7 +380,10 @@ class Store:
         cached = self._files.get(name)
         if cached and cached[:2] == key and st is not None:
             return cached[2]
-        item = read_entry_file(self.entries_dir / name, self.root)
+        item = self._snapshot.recall(name, st) if st is not None else None
+        if item is None:
+            item = read_entry_file(self.entries_dir / name, self.root)
+            self._snapshot.learn(self.entries_dir, name, st, item)
         self._keep(name, (*key, item))
         return item
 
