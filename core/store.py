@@ -180,8 +180,11 @@ class Store:
         self._snapshot = EntrySnapshot(self.meta_dir / "index" / SNAPSHOT_NAME)
         # How many cached entries have each summary hash, and which hash each file was
         # counted under: `known_hashes` (every ingest of MEMORY.md) without hashing all.
+        # Files read but not hashed yet wait in `_unhashed`: opening a big store to list
+        # or assemble context never hashes every summary.
         self._hash_count: Counter[str] = Counter()
         self._file_hash: dict[str, str] = {}
+        self._unhashed: set[str] = set()
         self._listeners: list[Callable[[Change], None]] = []
         self._batch: _Batch | None = None
         self.auto_render = True
@@ -300,6 +303,7 @@ class Store:
             self._files.clear()
             self._hash_count.clear()
             self._file_hash.clear()
+            self._unhashed.clear()
 
     # -- settings ----------------------------------------------------------------
     @property
@@ -396,14 +400,23 @@ class Store:
                 self._hash_count[counted] = left
             else:
                 del self._hash_count[counted]
+        self._unhashed.discard(name)
         if record is None:
             self._files.pop(name, None)
             return
         self._files[name] = record
         if isinstance(record[2], Entry):
-            digest = record[2].text_hash
-            self._file_hash[name] = digest
-            self._hash_count[digest] += 1
+            self._unhashed.add(name)
+
+    def _count_hashes(self) -> None:
+        """Count the summary hashes of the files read since the last count."""
+        for name in self._unhashed:
+            item = self._files[name][2]
+            if isinstance(item, Entry):
+                digest = item.text_hash
+                self._file_hash[name] = digest
+                self._hash_count[digest] += 1
+        self._unhashed.clear()
 
     def entries(self) -> list[Entry]:
         return sorted(self._current(), key=lambda e: (e.created, e.id))
@@ -469,6 +482,7 @@ class Store:
             hashes = {e.text_hash for e in self._current()}
         else:
             self._scan()
+            self._count_hashes()
             hashes = set(self._hash_count)
         # "merge": a candidate folded into another entry must not come back from
         # MEMORY.md as a new candidate on the next render.
