@@ -47,7 +47,6 @@ from memdesk.core.entry_files import (
     write_entry_file,
 )
 from memdesk.core.entry_snapshot import SNAPSHOT_NAME, EntrySnapshot
-from memdesk.core.guard.screen import CLEARED_FLAG
 from memdesk.core.journal import Journal, JournalRecord, new_group
 from memdesk.core.memory_md import ExternalLine, MemoryFile, MemoryState
 from memdesk.core.merge import (
@@ -759,6 +758,8 @@ class Store:
                     )
                     raise MergeConflict(redacted_conflict(conflict))
                 wanted = Entry.from_dict(_no_nulls(result.merged))
+            from memdesk.core.guard import CLEARED_FLAG  # the guard loads on a write only
+
             after = self._screen(wanted, cleared=current.flags.get(CLEARED_FLAG, ""))
             after.id, after.created = current.id, current.created
             after.version = current.version + 1
