@@ -23,6 +23,7 @@ store still reads exactly what its files hold.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -32,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memdesk.core.atomic import atomic_write_bytes
+from memdesk.core.atomic import TEMP_PREFIX, atomic_write_bytes
 from memdesk.core.entry import (
     CONFIDENCES,
     FIELD_ORDER,
@@ -66,7 +67,10 @@ _SCOPES = frozenset(SCOPES)
 _STATUSES = frozenset(STATUSES)
 _CONFIDENCES = frozenset(CONFIDENCES)
 
-FileKey = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
+FileKey = tuple[int, int, int, int]
+_ABANDONED_NS = (
+    600 * 1_000_000_000
+)  # a temp file this old belongs to a killed writer  # inode, size, mtime_ns, ctime_ns
 
 
 def file_key(st: os.stat_result) -> FileKey:
@@ -169,11 +173,27 @@ class EntrySnapshot:
     def save(self) -> None:
         """Write the snapshot atomically; a failure only means the next open parses more."""
         try:
+            _remove_abandoned_temp_files(self.path.parent)
             atomic_write_bytes(self.path, _encode_snapshot(self._records), durable=False)
         except OSError:
             self._unwritable = True  # read-only or full: do not try at every scan
             return
         self._stale = 0
+
+
+def _remove_abandoned_temp_files(folder: Path) -> None:
+    """Temp files of a snapshot writer killed midway (megabytes each; the store's own
+    recovery does not look in index/). One a live writer still holds is minutes newer."""
+    try:
+        children = list(os.scandir(folder))
+    except OSError:
+        return
+    cutoff = time.time_ns() - _ABANDONED_NS
+    for child in children:
+        if child.name.startswith(TEMP_PREFIX):
+            with contextlib.suppress(OSError):
+                if child.stat(follow_symlinks=False).st_mtime_ns < cutoff:
+                    os.unlink(child.path)
 
 
 # -- the file format ---------------------------------------------------------------------

@@ -307,3 +307,17 @@ def test_an_entry_changed_in_memory_does_not_leak_into_the_snapshot(tmp_path: Pa
     assert recalled.tags == from_disk.tags == truth(tmp_path)[entry.id].tags
     recalled.facts.append("and a recalled one changed too")
     assert snapshot.recall(path.name, os.stat(path)) == from_disk
+
+
+def test_temp_files_of_a_killed_snapshot_writer_are_removed(tmp_path: Path) -> None:
+    filled(tmp_path)
+    index = tmp_path / ".memdesk" / "index"
+    old = index / ".memdesk-tmp-killed"
+    old.write_bytes(b"x" * 1000)
+    os.utime(old, ns=(0, 0))
+    live = index / ".memdesk-tmp-still-writing"
+    live.write_bytes(b"x")
+    opened(tmp_path)  # no snapshot yet: one is written
+    assert not old.exists()
+    assert live.exists()
+    assert opened(tmp_path) == truth(tmp_path)
