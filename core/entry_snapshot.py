@@ -197,17 +197,23 @@ def _remove_abandoned_temp_files(folder: Path) -> None:
 
 
 # -- the file format ---------------------------------------------------------------------
-# Line 1: a JSON header (format, schema, digest and count of the payload); the rest: a
-# JSON list of [name, inode, size, mtime_ns, ctime_ns, field values in _FIELDS order].
+# Line 1: a JSON header (format, schema, digest and count of the records); then one line
+# per record: a JSON list of [name, inode, size, mtime_ns, ctime_ns, field values in
+# _FIELDS order]. One line per record, not one big list: json.loads of megabytes holds
+# the GIL for the whole call, and the desk reads the store in a worker while its UI
+# thread must keep answering keys.
 
 
 def _encode_snapshot(records: dict[str, tuple[FileKey, list[Any]]]) -> bytes:
-    rows = [[name, *key, *values] for name, (key, values) in records.items()]
-    payload = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    lines = [
+        json.dumps([name, *key, *values], ensure_ascii=False, separators=(",", ":"))
+        for name, (key, values) in records.items()
+    ]
+    payload = "\n".join(lines).encode("utf-8")
     header = {
         "format": _FORMAT,
         "schema": _SCHEMA,
-        "count": len(rows),
+        "count": len(lines),
         "blake2b": hashlib.blake2b(payload, digest_size=16).hexdigest(),
     }
     return json.dumps(header).encode("utf-8") + b"\n" + payload
@@ -219,24 +225,28 @@ def _decode_snapshot(raw: bytes) -> dict[str, tuple[FileKey, list[Any]]] | None:
     head, sep, payload = raw.partition(b"\n")
     try:
         header = json.loads(head)
-        if (
-            not sep
-            or not isinstance(header, dict)
-            or header.get("format") != _FORMAT
-            or header.get("schema") != _SCHEMA
-            or header.get("blake2b") != hashlib.blake2b(payload, digest_size=16).hexdigest()
-        ):
-            return None
-        rows = json.loads(payload)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(rows, list) or len(rows) != header.get("count"):
+    if (
+        not sep
+        or not isinstance(header, dict)
+        or header.get("format") != _FORMAT
+        or header.get("schema") != _SCHEMA
+        or header.get("blake2b") != hashlib.blake2b(payload, digest_size=16).hexdigest()
+    ):
+        return None
+    lines = payload.split(b"\n") if payload else []
+    if len(lines) != header.get("count"):
         return None
     records: dict[str, tuple[FileKey, list[Any]]] = {}
     width = 5 + len(_FIELDS)
-    for row in rows:
-        if type(row) is not list or len(row) != width:
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError):
             continue  # not what this module writes: that file is parsed instead
+        if type(row) is not list or len(row) != width:
+            continue
         name, ino, size, mtime_ns, ctime_ns = row[:5]
         if type(name) is str and all(type(n) is int for n in (ino, size, mtime_ns, ctime_ns)):
             records[name] = ((ino, size, mtime_ns, ctime_ns), row[5:])

@@ -138,9 +138,9 @@ def test_a_deleted_snapshot_is_rebuilt(tmp_path: Path, parses: list[str]) -> Non
 def _rewrite_rows(path: Path, change: Callable[[list[list[object]]], None]) -> None:
     """Change the records and recompute the digest: a snapshot that passes the checksum
     but holds records this store never wrote."""
-    rows = json.loads(path.read_bytes().partition(b"\n")[2])
+    rows = [json.loads(line) for line in path.read_bytes().partition(b"\n")[2].split(b"\n")]
     change(rows)
-    _replace_payload(path, json.dumps(rows).encode("utf-8"), len(rows))
+    _replace_payload(path, b"\n".join(json.dumps(row).encode("utf-8") for row in rows), len(rows))
 
 
 def _replace_payload(path: Path, payload: bytes, count: int) -> None:
@@ -172,6 +172,7 @@ CORRUPTIONS: dict[str, Callable[[Path], None]] = {
         p.read_bytes().replace(b"plain fact number 3", b"plain fact number 8")
     ),
     "not json after the header": lambda p: p.write_bytes(p.read_bytes().split(b"\n")[0] + b"\n["),
+    "lines of junk under a valid digest": lambda p: _replace_payload(p, b"[\n]\n{\n1", 4),
     "records of the wrong types": lambda p: _rewrite_rows(p, _bad_types),
     "a record under another file's name": lambda p: _rewrite_rows(p, _other_entry),
     "a folder": lambda p: (p.unlink(), p.mkdir()),
