@@ -441,6 +441,11 @@ class Store:
         found = self._entry_problems() + file_problems(self.root, self.journal.unsafe_ids())
         return sorted(found, key=lambda p: (p.path, p.line or 0))
 
+    def entry_file_problems(self) -> list[Problem]:
+        """The damaged entry files alone (what `problems` lists first), without reading
+        the whole journal for forged ids: the desk's conflict count asks at start-up."""
+        return sorted(self._entry_problems(), key=lambda p: (p.path, p.line or 0))
+
     def _entry_problems(self) -> list[Problem]:
         self._scan()
         return [item for _, _, item in self._files.values() if isinstance(item, Problem)]

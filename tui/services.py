@@ -162,7 +162,9 @@ class Services:
         with self.lock:
             if self._marker_ids is None:
                 self._marker_ids = {
-                    Path(p.path).stem for p in self.store.problems if p.kind == "conflict-markers"
+                    Path(p.path).stem
+                    for p in self.store.entry_file_problems()
+                    if p.kind == "conflict-markers"
                 }
             try:
                 saved = {p.stem for p in self.store.conflicts_dir.glob("*.json")}
