@@ -14,8 +14,9 @@ the rest of `index/`) is never the source of truth:
 - The payload carries a blake2b digest and the entry schema it was written for: a
   truncated, corrupt or outdated snapshot is ignored whole, and each record is
   type-checked as it is turned back into an entry (a bad record is parsed from its file).
-- It is rewritten (atomically, best effort) once enough of it went stale; a store that
-  cannot be written (read-only, disk full) just parses the files it must.
+- It is rewritten (atomically, mode 0600, best effort) once enough of it went stale, and
+  only for a store of at least `min_entries` entries; a store that cannot be written
+  (read-only, disk full) just parses the files it must.
 
 So it can be deleted, corrupted or copied from another checkout at any time and the
 store still reads exactly what its files hold.
@@ -85,6 +86,9 @@ class EntrySnapshot:
 
     # A file changed less than this long ago is not kept yet (see `learn`).
     racy_ns = 2_000_000_000
+    # Smaller stores parse in well under a tenth of a second: no snapshot is written for
+    # them (so reading a small store writes nothing at all).
+    min_entries = 500
 
     def __init__(self, path: Path, *, stale_limit: int = 64) -> None:
         self.path = Path(path)
@@ -167,7 +171,8 @@ class EntrySnapshot:
             del self._records[name]
         self._stale += len(gone)
         limit = max(1, min(self.stale_limit, len(self._records) // 10))
-        if self._stale >= limit and writable and not self._unwritable:
+        big = len(self._records) >= self.min_entries
+        if big and self._stale >= limit and writable and not self._unwritable:
             self.save()
 
     def save(self) -> None:
@@ -175,6 +180,8 @@ class EntrySnapshot:
         try:
             _remove_abandoned_temp_files(self.path.parent)
             atomic_write_bytes(self.path, _encode_snapshot(self._records), durable=False)
+            # Memory text, in index/ (private, like the search index: see core/doctor.py).
+            os.chmod(self.path, 0o600)
         except OSError:
             self._unwritable = True  # read-only or full: do not try at every scan
             return

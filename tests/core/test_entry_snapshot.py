@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,8 +26,10 @@ from memdesk.core.store import Store
 
 @pytest.fixture(autouse=True)
 def settled_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Files written by the test count as settled (the two-second rule has its own test)."""
+    """Files written by the test count as settled (the two-second rule has its own test),
+    and a store of a few entries gets a snapshot (the size rule has its own test)."""
     monkeypatch.setattr(EntrySnapshot, "racy_ns", -(10**12))
+    monkeypatch.setattr(EntrySnapshot, "min_entries", 1)
 
 
 @pytest.fixture
@@ -322,3 +325,22 @@ def test_temp_files_of_a_killed_snapshot_writer_are_removed(tmp_path: Path) -> N
     assert not old.exists()
     assert live.exists()
     assert opened(tmp_path) == truth(tmp_path)
+
+
+def test_a_small_store_gets_no_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below `min_entries` parsing is quick: reading such a store writes nothing."""
+    monkeypatch.setattr(EntrySnapshot, "min_entries", 100)
+    filled(tmp_path, n=20)
+    assert opened(tmp_path) == truth(tmp_path)
+    assert not snapshot_path(tmp_path).exists()
+    monkeypatch.setattr(EntrySnapshot, "min_entries", 10)
+    assert opened(tmp_path) == truth(tmp_path)
+    assert snapshot_path(tmp_path).exists()
+
+
+def test_the_snapshot_is_private(tmp_path: Path) -> None:
+    """It holds memory text: like the search index, nobody else reads it (memdesk
+    doctor's rule for index/)."""
+    filled(tmp_path)
+    opened(tmp_path)
+    assert stat.S_IMODE(os.stat(snapshot_path(tmp_path)).st_mode) == 0o600
