@@ -54,6 +54,7 @@ def run_env() -> dict[str, str]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc files
     env["MEMDESK_NO_MODEL"] = "1"
     env["MEMDESK_CACHE_DIR"] = str(CACHE)  # the tokenizer cache, filled by the warm-up
+    env["PYTHONPYCACHEPREFIX"] = str(CACHE / "pyc")  # never into the checkout timed
     return env
 
 
