@@ -159,7 +159,8 @@ def main() -> int:
     args = parser.parse_args()
     data = args.data or Path(os.environ.get("MEMDESK_REAL_DATA", SHARED / "bench-data" / "real"))
     # A sandbox home, so nothing in the real home folder is read or written.
-    os.environ["HOME"] = tempfile.mkdtemp(prefix="memdesk-home-")
+    sandbox_home = tempfile.TemporaryDirectory(prefix="memdesk-home-")  # removed at exit
+    os.environ["HOME"] = sandbox_home.name
     results = []
     sources = args.files or sorted((data / "memory").glob("*"))
     for source in sources:

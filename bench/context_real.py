@@ -219,7 +219,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     data = args.data or Path(os.environ.get("MEMDESK_REAL_DATA", SHARED / "bench-data" / "real"))
-    os.environ["HOME"] = tempfile.mkdtemp(prefix="memdesk-home-")  # never the real home
+    sandbox_home = tempfile.TemporaryDirectory(prefix="memdesk-home-")  # removed at exit
+    os.environ["HOME"] = sandbox_home.name  # never the real home
     results = []
     for source in sorted((data / "memory").glob("*")):
         gold_path = data / "gold" / f"{source.name}.json"

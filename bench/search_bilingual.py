@@ -1,11 +1,13 @@
 """Bilingual dev set: R@1 / R@5 / MRR per query type, false hits on `none` queries.
 
-Compares the embedding models (MiniLM int8 via fastembed, USE multilingual) and the
-three modes. Run: python bench/search_bilingual.py
+Compares the embedding models and the modes, the default model first (its hybrid row is
+the default configuration). The set has no held-out part: the method was developed on
+it, so read it as a dev figure. Run: python bench/search_bilingual.py [--models a,b]
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
@@ -16,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from memdesk.core.search import SearchService  # noqa: E402
+from memdesk.core.search.embedder import BUILTIN_MODELS, DEFAULT_MODEL  # noqa: E402
 from search_common import load_bilingual, print_table  # noqa: E402
 
 TYPES = ("exact", "paraphrase", "crosslingual", "mixed")
@@ -50,18 +53,16 @@ def evaluate(service: SearchService, queries: list[dict], mode: str) -> dict[str
     return out
 
 
-def print_duplicates(entries: list) -> None:
-    """Pairs the review queue would show, per model (the data has one contradiction,
-    e017/e018, across languages, and near-duplicates across languages)."""
-    from memdesk.core.pairs import find_duplicates
-    from memdesk.core.search.embedder import load_embedder
-
+def print_duplicates(models: list[str], entries: list) -> None:
+    """Pairs the review queue would show, per model, found as the app finds them
+    (SearchService.duplicates: centred vectors for e5). The data has one contradiction,
+    e017/e018, across languages, and near-duplicates across languages."""
     rows = []
-    for model in ("minilm-int8", "use-multilingual"):
-        embedder = load_embedder(
-            model, Path(tempfile.gettempdir()) / "memdesk-bench-model"
-        ).embedder
-        pairs = find_duplicates(entries, embedder)
+    for model in models:
+        with tempfile.TemporaryDirectory() as tmp:
+            service = SearchService(Path(tmp), {"search": {"model": model}})
+            service.sync(entries)
+            pairs = service.duplicates()
         for kind in ("exact", "near", "contradiction"):
             found = [f"{p.a}/{p.b}" for p in pairs if p.type == kind]
             rows.append([model, kind, len(found), " ".join(found[:4])])
@@ -70,11 +71,20 @@ def print_duplicates(entries: list) -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--models",
+        default=",".join(dict.fromkeys([DEFAULT_MODEL, "none", *BUILTIN_MODELS])),
+        help="comma-separated; the default model first",
+    )
+    parser.add_argument("--no-duplicates", action="store_true", help="skip the pair table")
+    args = parser.parse_args()
+    models = [m for m in args.models.split(",") if m]
     entries, queries = load_bilingual()
     print(f"bilingual dev: {len(entries)} entries, {len(queries)} queries\n")
     rows = []
     none_rows = []
-    for model in ("none", "minilm-int8", "use-multilingual"):
+    for model in models:
         with tempfile.TemporaryDirectory() as tmp:
             service = SearchService(Path(tmp), {"search": {"model": model}})
             t0 = time.perf_counter()
@@ -91,6 +101,8 @@ def main() -> None:
                 service.settings = replace(service.settings, fusion=fusion)
                 result = evaluate(service, queries, mode.split("+")[0])
                 label = f"{model if model != 'none' else '-'} / {mode}"
+                if model == DEFAULT_MODEL and mode == "hybrid":
+                    label += " (default)"
                 row = [label]
                 for t in (*TYPES, "all"):
                     row += [result[t]["r1"], result[t]["r5"], result[t]["mrr"]]
@@ -103,7 +115,8 @@ def main() -> None:
                         f"{build:.1f}s",
                     ]
                 )
-    print_duplicates(entries)
+    if not args.no_duplicates:
+        print_duplicates([m for m in models if m != "none"], entries)
     headers = ["model / mode"]
     for t in (*TYPES, "all"):
         headers += [f"{t} R@1", "R@5", "MRR"]

@@ -33,7 +33,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from memdesk.core.entry import KINDS, SCOPES, STATUSES, Entry  # noqa: E402
-from memdesk.core.search.embedder import load_embedder  # noqa: E402
+from memdesk.core.search.embedder import DEFAULT_MODEL, load_embedder  # noqa: E402
 from search_common import BENCH_DATA, load_bilingual, print_table  # noqa: E402
 from search_locomo import load_conversation  # noqa: E402
 
@@ -226,7 +226,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--model", default="use-multilingual")
+    parser.add_argument("--model", default=DEFAULT_MODEL)
     parser.add_argument("--side", choices=("prefill", "ours", "baseline"))
     parser.add_argument("--work")
     args = parser.parse_args()

@@ -58,9 +58,13 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> os.stat_result:
     """Replace `path` with `data` atomically. `durable=False` skips the fsyncs for a
-    caller that makes many writes durable at once (see `sync_all`)."""
+    caller that makes many writes durable at once (see `sync_all`).
+
+    Returns the written file's stat, taken before the rename: its inode, size and mtime
+    are exactly this write's (a later append changes them), which is how memdesk tells
+    its own writes from others' (core/own_writes.py)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
@@ -74,6 +78,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
+            written = os.fstat(handle.fileno())
         os.replace(tmp_name, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -81,6 +86,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         raise
     if durable:
         fsync_dir(path.parent)
+    return written
 
 
 def _mode_for(path: Path) -> int:

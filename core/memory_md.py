@@ -32,6 +32,14 @@ from pathlib import Path
 
 from memdesk.core.atomic import atomic_write_bytes, atomic_write_text
 from memdesk.core.entry import normalise_text, text_hash
+from memdesk.core.own_writes import (
+    NO_FINGERPRINT,
+    Fingerprint,
+    as_fingerprint,
+    fingerprint,
+    is_own_write,
+    read_with_fingerprint,
+)
 from memdesk.core.safepath import RETIRED_NAME, leaves
 
 MEMORY_FILE = "MEMORY.md"
@@ -63,6 +71,8 @@ class MemoryState:
     retired: dict[str, int] = field(default_factory=dict)  # file name -> bytes consumed
     live: tuple[int, int] = (0, 0)  # (inode, bytes read) of MEMORY.md at the last collect
     drained: list[str] = field(default_factory=list)  # retired files read to the end
+    # MEMORY.md as memdesk last wrote it: a watcher's report of that is our own write.
+    written: Fingerprint = NO_FINGERPRINT
 
 
 _MARKERS = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
@@ -119,6 +129,7 @@ class MemoryFile:
                 },
                 tuple(data.get("live", (0, 0))),  # type: ignore[arg-type]
                 [str(n) for n in data.get("drained", []) if RETIRED_NAME.fullmatch(str(n))],
+                as_fingerprint(data.get("written")),
             )
         except (OSError, ValueError, AttributeError, TypeError):
             return MemoryState()
@@ -131,6 +142,7 @@ class MemoryFile:
             "retired": state.retired,
             "live": list(state.live),
             "drained": sorted(state.drained),
+            "written": list(state.written),
         }
         atomic_write_text(self.state_path, json.dumps(data, indent=1))
         self._delete_retired(state.drained)
@@ -306,19 +318,27 @@ class MemoryFile:
             return False
         data = text.encode("utf-8")
         try:
-            current = self.path.read_bytes()
+            current, seen = read_with_fingerprint(self.path)
         except OSError:
-            current = None
+            current, seen = None, NO_FINGERPRINT
         if current == data:
             self._remember_rendered(state, text)
+            state.written = seen
             self.save_state(state)
             return False
         if current is not None:
             self._retire_current(state)
-        atomic_write_bytes(self.path, data)
+        state.written = fingerprint(atomic_write_bytes(self.path, data))
         self._remember_rendered(state, text)
         self.save_state(state)
         return True
+
+    def as_last_written(self) -> bool:
+        """Nothing in MEMORY.md is new: it is exactly as memdesk last wrote it, or it is
+        not there, or it is a link out (never read)."""
+        if not os.path.lexists(self.path) or self.leads_outside():
+            return True
+        return is_own_write(self.path, self.load_state().written)
 
     @staticmethod
     def _remember_rendered(state: MemoryState, text: str) -> None:
@@ -420,9 +440,9 @@ def _mark_multiline_secrets(found: list[ExternalLine]) -> None:
         numbered = numbered[max(0, first - _CONTEXT_LINES) :]
         texts = [_context_text(raw.decode("utf-8", "replace")) for _, raw in numbered]
         for index in multiline_secret_lines(texts):
-            line = lines.get(numbered[index][0])
-            if line is not None:
-                line.multiline_secret = True
+            secret = lines.get(numbered[index][0])
+            if secret is not None:
+                secret.multiline_secret = True
 
 
 def open_inodes() -> set[tuple[int, int]] | None:

@@ -1,17 +1,209 @@
-"""What MEMORY.md says: exactly what the default context preview includes.
+"""Memory files follow the store: a subscriber to its commits.
 
-The Store writes this text; it comes from the same assembler call as the preview
-(purpose, budget and unit from `.memdesk/settings.toml`), so the file agents load and
-the preview a person looks at never disagree.
+After a commit that could change what agents load, `MemoryFileRenderer` rewrites
+MEMORY.md and the managed memory files (core/memfiles/); before rewriting, it reads
+what others appended to them, so no line is lost. The store knows nothing of this: the
+renderer is attached to it (`memdesk.core.store.Store` does so for every store it
+opens) and hears each change through the store's `CommitSubscriber` seam.
+
+MEMORY.md says exactly what the default context preview includes: its text comes from
+the same assembler call as the preview (purpose, budget and unit from
+`.memdesk/settings.toml`), so the file agents load and the preview a person looks at
+never disagree.
+
+Every function here takes the store's lock itself (it is re-entrant within a process),
+so it may be called from a commit subscriber and from a CLI verb alike.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
-from memdesk.core.context.render import render_memory_md
-from memdesk.core.entry import Entry
+from memdesk.core.entry import Entry, Source, now, text_hash
+from memdesk.core.memory_md import ExternalLine, MemoryState
+from memdesk.core.storage.changes import Change
+from memdesk.core.storage.errors import GuardRefused, StoreError
+
+if TYPE_CHECKING:
+    from memdesk.core.store import Store
+
+# `source.origin` of entries that live in a managed memory file (core/memfiles/).
+MANAGED_ORIGIN = "memory-file"
 
 
 def render_memory_text(entries: list[Entry], settings: dict[str, Any] | None = None) -> str:
+    """MEMORY.md's text for these entries: the default context preview, as Markdown."""
+    from memdesk.core.context.render import render_memory_md
+
     return render_memory_md(entries, settings)
+
+
+class MemoryFileRenderer:
+    """Rewrites the memory files after each commit that could change them."""
+
+    lag_note = "MEMORY.md was not rewritten"
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        # Off while memdesk itself commits what it read from a memory file (the file
+        # is written once, after): see `paused`.
+        self.enabled = True
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        previous, self.enabled = self.enabled, False
+        try:
+            yield
+        finally:
+            self.enabled = previous
+
+    def prepare(self, change: Change) -> bool:
+        """Does this change alter a memory file? When it does, settings that could not
+        render it stop the change before anything is written (not after it was made)."""
+        if not self.enabled or not touches_memory_files(self.store, change):
+            return False
+        check_render_settings(self.store)
+        return True
+
+    def committed(self, change: Change) -> None:
+        render_memory_files(self.store)
+
+
+def touches_memory_files(store: Store, change: Change) -> bool:
+    """Could this change alter MEMORY.md or a managed file? Only confirmed entries are
+    rendered, unless settings let candidates in; skipping the render keeps agents'
+    candidate writes cheap."""
+    if any(
+        (op.before is not None and op.before.status == "confirmed")
+        or (op.after is not None and op.after.status == "confirmed")
+        for op in change.ops
+    ):
+        return True
+    # A candidate kept in place in a managed file leaves it when it is rejected.
+    if any(
+        op.before is not None and op.before.source.origin == MANAGED_ORIGIN for op in change.ops
+    ):
+        return True
+    try:
+        context = store.settings.get("context", {})
+    except StoreError:
+        # Unknown whether candidates are shown; MEMORY.md catches up on the next
+        # render. An agent's candidate is never refused for a broken settings file.
+        return False
+    return bool(isinstance(context, dict) and context.get("include_candidates"))
+
+
+def check_render_settings(store: Store) -> None:
+    """StoreError when MEMORY.md could not be rendered with these settings."""
+    from memdesk.core.context.settings import context_settings
+
+    try:
+        context_settings(store.settings)  # what the render reads; no tokenizer load
+    except (ValueError, TypeError) as exc:
+        raise StoreError(f"{store.settings_path}: {exc}") from exc
+
+
+# -- reading what others added -----------------------------------------------------------
+def ingest_memory_files(store: Store) -> list[Entry]:
+    """Turn lines others added to MEMORY.md (and to managed memory files) into
+    candidates (deduplicated)."""
+    with store.lock.held():
+        store.check_writable()
+        added, state = _ingest_memory_md(store)
+        store.memory_file.save_state(state)  # only now are the lines marked read
+        return added + sync_managed_files(store)[0]
+
+
+def memory_md_managed(store: Store) -> bool:
+    """Was MEMORY.md adopted? Then it is a managed file, kept by core/memfiles."""
+    from memdesk.core.memfiles.manifest import has_managed_files, is_managed
+
+    return has_managed_files(store.meta_dir) and is_managed(store.meta_dir, store.memory_file.path)
+
+
+def adopt_existing_memory_md(store: Store) -> None:
+    """A MEMORY.md memdesk never wrote is an agent's memory: adopt it as it is
+    (emptying it into the review queue would leave the agent with nothing)."""
+    path = store.memory_file.path
+    if store.memory_file.state_path.exists() or memory_md_managed(store):
+        return
+    try:
+        if not path.is_file() or not path.read_bytes().strip():
+            return
+    except OSError:
+        return
+    from memdesk.core.memfiles.adopt import adopt
+
+    adopt(store, path)
+
+
+def sync_managed_files(store: Store) -> tuple[list[Entry], bool]:
+    """Candidates from managed memory files, and whether any file was rewritten."""
+    from memdesk.core.memfiles.manifest import has_managed_files
+
+    if not has_managed_files(store.meta_dir):
+        return [], False
+    from memdesk.core.memfiles.sync import sync_all
+
+    with store.memory_render.paused():
+        results = sync_all(store)
+    return [e for r in results for e in r.added], any(r.written for r in results)
+
+
+def _ingest_memory_md(store: Store) -> tuple[list[Entry], MemoryState]:
+    if memory_md_managed(store):
+        return [], store.memory_file.load_state()
+    from memdesk.core.guard import redact_text
+
+    lines, state = store.memory_file.collect_external()
+    known = store.known_hashes() if lines else set()
+    fresh: list[Entry] = []
+    stamp = now().isoformat()
+    # Lines carrying a secret are overwritten where they are (MEMORY.md, retired
+    # inodes) once read: the redacted candidate, or the refusal, is all that stays.
+    secret_lines: list[ExternalLine] = []
+    for line in lines:
+        if line.multiline_secret:
+            secret_lines.append(line)
+            continue  # part of a key block: refused whole
+        if redact_text(line.text)[1]:
+            secret_lines.append(line)
+        digest = text_hash(line.text)
+        if digest in known:
+            continue
+        known.add(digest)
+        candidate = Entry(
+            summary=line.text,
+            source=Source(
+                origin="MEMORY.md", timestamp=stamp, locator=line.locator, excerpt=line.text
+            ),
+        )
+        fresh.append(candidate)
+    # A secret or a recalled memory block appended to MEMORY.md is not kept.
+    refused: list[tuple[Entry, GuardRefused]] = []
+    added = (
+        store.add_many(fresh, actor="memory-md", label="ingest", refused=refused) if fresh else []
+    )
+    if secret_lines:
+        store.memory_file.scrub(secret_lines)
+    return added, state
+
+
+# -- writing -------------------------------------------------------------------------------
+def render_memory_files(store: Store) -> bool:
+    """Rewrite MEMORY.md and the managed memory files from the store (after ingesting
+    what others appended). True when a file was rewritten."""
+    with store.lock.held():
+        store.check_writable()
+        with store.memory_render.paused():
+            _, state = _ingest_memory_md(store)
+        _, managed_written = sync_managed_files(store)
+        if memory_md_managed(store):
+            return managed_written
+        # Entries of managed files are written in their own files, not here.
+        entries = [e for e in store.entries() if e.source.origin != MANAGED_ORIGIN]
+        text = render_memory_text(entries, store.settings)
+        # One state save: the lines just ingested and the new render together.
+        return store.memory_file.write(text, state) or managed_written

@@ -1,7 +1,10 @@
-"""The core/UI split: memdesk.core never imports textual or rich (checked two ways)."""
+"""The seams: memdesk.core never imports textual or rich (checked two ways), the
+import-linter contracts of pyproject.toml hold, and no module reaches into another
+module's private (`_name`) functions or attributes."""
 
 from __future__ import annotations
 
+import ast
 import json
 import pkgutil
 import re
@@ -50,3 +53,59 @@ def test_import_contracts_in_pyproject_hold() -> None:
     root = Path(__file__).resolve().parents[1]
     code = lint_imports(config_filename=str(root / "pyproject.toml"), no_cache=True, no_logo=True)
     assert code == 0, "an import contract in pyproject.toml is broken (run lint-imports)"
+
+
+SOURCE_DIRS = ("core", "cli", "tui")
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _names_defined(tree: ast.AST) -> set[str]:
+    """Every name a file defines: functions, classes, variables, attributes it sets,
+    parameters and keyword names."""
+    defined: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            defined.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
+    return defined
+
+
+def test_no_module_uses_another_modules_private_names() -> None:
+    """`from memdesk.x import _name`, or `thing._name` where `_name` is defined in
+    another memdesk file and not in this one (through `self`/`cls` is a class's own)."""
+    root = Path(__file__).resolve().parents[1]
+    files = [
+        path
+        for folder in SOURCE_DIRS
+        for path in sorted((root / folder).rglob("*.py"))
+        if "demo_project" not in path.parts
+    ]
+    trees = {path: ast.parse(path.read_text("utf-8")) for path in files}
+    defined = {path: _names_defined(tree) for path, tree in trees.items()}
+    ours = {name for names in defined.values() for name in names if _is_private(name)}
+    offenders: list[str] = []
+    for path, tree in trees.items():
+        where = path.relative_to(root)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("memdesk"):
+                offenders += [
+                    f"{where}:{node.lineno}: imports {node.module}.{alias.name}"
+                    for alias in node.names
+                    if _is_private(alias.name)
+                ]
+            elif (
+                isinstance(node, ast.Attribute)
+                and node.attr in ours
+                and node.attr not in defined[path]
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+            ):
+                offenders.append(f"{where}:{node.lineno}: uses .{node.attr}")
+    assert offenders == []

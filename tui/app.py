@@ -16,13 +16,15 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar
 
+from memdesk.core.entry import Entry
 from memdesk.core.errors import describe_error
+from memdesk.core.live_ingest import WatchedChanges, ingest_changes, watch_plan
 from memdesk.core.merge import MergeConflict
 from memdesk.core.store import Change, Store, StoreError
 from memdesk.tui.commands import DeskCommand, DeskCommands
 from memdesk.tui.keymap import load_keymap
 from memdesk.tui.services import Services
-from memdesk.tui.watcher import WatchedChanges, Watcher
+from memdesk.tui.watcher import Watcher
 from memdesk.tui.widgets import header_content
 from textual import work
 from textual.app import App
@@ -165,17 +167,17 @@ class MemdeskApp(App[int]):
         for problem in self.keymap_problems:
             self.notify(problem, title="settings [keys]", severity="warning", timeout=8)
         if self.watch_files:
-            globs, inbox = _sources(self.store)
+            plan = watch_plan(self.store)
             self.watcher = Watcher(
                 self.store.root,
                 lambda ch: self.post_message(FilesChanged(ch)),
-                globs,
-                inbox=inbox,
-                memory_files=_managed_files(self.store),
+                plan.transcript_globs,
+                inbox=plan.inbox,
+                memory_files=plan.memory_files,
             )
             self.watcher.start()
             # Lines agents appended while the desk was closed join the queue now.
-            self.ingest_changes(WatchedChanges(memory_md=True))
+            self.ingest_changes(WatchedChanges(memory_md=True), catch_up=True)
         if self.services.load_model:
             self.call_after_refresh(self.build_search_index)
         else:
@@ -347,33 +349,22 @@ class MemdeskApp(App[int]):
             self.changed()
 
     @work(thread=True, exit_on_error=False, group="ingest")
-    def ingest_changes(self, changes: WatchedChanges) -> None:
-        """Feed what changed on disk to core ingestion (off the UI thread)."""
-        fresh: list[Any] = []
+    def ingest_changes(self, changes: WatchedChanges, catch_up: bool = False) -> None:
+        """Feed what changed on disk to core ingestion (off the UI thread); the policy
+        (what is read, memdesk's own writes skipped) is core's."""
         with self.services.lock:
-            if changes.memory_md:
-                fresh.extend(self.store.ingest_memory_md())
-            paths = sorted(changes.inbox | changes.transcripts)
-            if paths:
-                ingest_path = _optional_ingest_path()
-                for path in paths:
-                    if ingest_path is not None and path.exists():
-                        result = ingest_path(self.store, path)
-                        fresh.extend(_as_entries(result))
-                        problem = getattr(result, "error", "")
-                        if problem:
-                            self.call_from_thread(
-                                self.notify, f"{path.name}: {problem}", severity="warning"
-                            )
-        self.call_from_thread(self._after_ingest, fresh, bool(changes.entries))
+            report = ingest_changes(self.store, changes, catch_up=catch_up)
+        for problem in report.problems:
+            self.call_from_thread(self.notify, problem, severity="warning")
+        self.call_from_thread(self._after_ingest, report.fresh, bool(changes.entries))
 
-    def _after_ingest(self, fresh: list[Any], entries_changed: bool) -> None:
+    def _after_ingest(self, fresh: list[Entry], entries_changed: bool) -> None:
         # The store's StoreChanged message may still be queued behind this call: name
         # the new entries here too, so this refresh already shows them.
-        self.services.invalidate(e.id for e in fresh if getattr(e, "id", None))
+        self.services.invalidate(e.id for e in fresh)
         if fresh:
             n = len(fresh)
-            first = fresh[0].summary if hasattr(fresh[0], "summary") else ""
+            first = fresh[0].summary
             self.notify(
                 f"{first[:60]}" + (f" (+{n - 1} more)" if n > 1 else ""),
                 title=f"{n} new candidate{'s' if n != 1 else ''}",
@@ -535,49 +526,6 @@ class MemdeskApp(App[int]):
                 self.notify(f"{which}: {result.op} of {', '.join(result.ids[:3])}")
 
         self.write(which, lambda: getattr(self.store, which)(actor=ACTOR), done)
-
-
-def _sources(store: Store) -> tuple[list[str], bool]:
-    """`[sources] transcripts` globs and `inbox` (validated by core where it exists)."""
-    try:
-        sources = store.settings.get("sources", {})
-    except StoreError:
-        return [], True
-    if not isinstance(sources, dict):
-        return [], True
-    globs = sources.get("transcripts", [])
-    if isinstance(globs, str):
-        globs = [globs]
-    globs = [g for g in globs if isinstance(g, str)] if isinstance(globs, list) else []
-    return globs, sources.get("inbox", True) is not False
-
-
-def _managed_files(store: Store) -> list[Path]:
-    """The memory files memdesk manages (adopted), to watch like MEMORY.md."""
-    from memdesk.core.memfiles.manifest import all_manifests
-
-    return [m.file for m in all_manifests(store.meta_dir)]
-
-
-def _optional_ingest_path():  # type: ignore[no-untyped-def]
-    """`memdesk.core.extract.inbox.ingest_path` when that module exists."""
-    try:
-        module = importlib.import_module("memdesk.core.extract.inbox")
-    except ImportError:
-        return None
-    return getattr(module, "ingest_path", None)
-
-
-def _as_entries(result: Any) -> list[Any]:
-    if result is None:
-        return []
-    if isinstance(result, list):
-        return [r for r in result if hasattr(r, "summary")]
-    for name in ("added", "entries", "candidates"):
-        value = getattr(result, name, None)
-        if isinstance(value, list):
-            return [r for r in value if hasattr(r, "summary")]
-    return []
 
 
 def build_app(store: Store, *, watch: bool = True, services: Services | None = None) -> MemdeskApp:

@@ -11,94 +11,22 @@ reported as one set when it closes (and opens the next window), so a burst of wr
 costs one ingestion per window, while a single `echo >> MEMORY.md` is seen at once.
 A partly written line is not lost: core ingestion reads complete lines only, and the
 rest of the write arrives in the window's report.
+
+What a path means and what is done about it is core's policy (core/live_ingest.py):
+this module only runs the observer thread and the coalescing window.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import os
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from memdesk.core.atomic import TEMP_PREFIX
+from memdesk.core.live_ingest import PathClassifier, WatchedChanges
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 COALESCE_SECONDS = 0.05
-
-
-@dataclass
-class WatchedChanges:
-    """One coalesced burst, sorted by what it means for the store."""
-
-    memory_md: bool = False
-    entries: set[Path] = field(default_factory=set)
-    inbox: set[Path] = field(default_factory=set)
-    transcripts: set[Path] = field(default_factory=set)
-
-    def __bool__(self) -> bool:
-        return bool(self.memory_md or self.entries or self.inbox or self.transcripts)
-
-
-class PathClassifier:
-    """Decides which watched category a path belongs to (or none)."""
-
-    def __init__(
-        self,
-        root: Path,
-        transcript_globs: Iterable[str] = (),
-        *,
-        inbox: bool = True,
-        memory_files: Iterable[Path] = (),
-    ) -> None:
-        self.root = root.resolve()
-        self.memory_md = self.root / "MEMORY.md"
-        # Managed memory files (CLAUDE.md, an agent's auto memory ...): read like MEMORY.md.
-        self.memory_files = {Path(p) for p in memory_files}
-        self.entries_dir = self.root / ".memdesk" / "entries"
-        self.inbox_dir = self.root / ".memdesk" / "inbox"
-        self.inbox = inbox
-        # Globs are relative to the working directory, or absolute / `~/...`.
-        self.globs = [
-            (self.root / Path(os.path.expanduser(g))).as_posix()
-            for g in transcript_globs
-            if isinstance(g, str) and g
-        ]
-
-    def add(self, changes: WatchedChanges, raw: str) -> None:
-        path = Path(raw)
-        if path.name.startswith(TEMP_PREFIX) or path.name.startswith(".#"):
-            return
-        if path == self.memory_md or path in self.memory_files:
-            changes.memory_md = True
-        elif path.parent == self.entries_dir and path.suffix == ".toml":
-            changes.entries.add(path)
-        elif self.inbox_dir in path.parents:
-            if self.inbox and not path.name.startswith("."):
-                changes.inbox.add(path)
-        elif any(fnmatch.fnmatch(path.as_posix(), g) for g in self.globs):
-            changes.transcripts.add(path)
-
-    def watch_dirs(self) -> list[tuple[Path, bool]]:
-        """(folder, recursive) pairs to schedule; never the whole tree (think node_modules)."""
-        dirs: dict[Path, bool] = {self.root: False, self.entries_dir: False}
-        for path in self.memory_files:
-            dirs.setdefault(path.parent, False)
-        if self.inbox:
-            dirs[self.inbox_dir] = True
-        for pattern in self.globs:
-            parts = Path(pattern).parts
-            fixed: list[str] = []
-            for part in parts[:-1]:
-                if any(c in part for c in "*?["):
-                    break
-                fixed.append(part)
-            recursive = len(fixed) < len(parts) - 1 or "**" in pattern
-            folder = Path(*fixed)
-            dirs[folder] = dirs.get(folder, False) or recursive
-        return [(d, r) for d, r in dirs.items() if d.is_dir()]
 
 
 class _Handler(FileSystemEventHandler):
@@ -182,3 +110,6 @@ class Watcher:
                 self._open_window()  # still busy: keep coalescing
         if report:
             self.on_changes(report)
+
+
+__all__ = ["PathClassifier", "WatchedChanges", "Watcher"]

@@ -205,8 +205,11 @@ def similarity_for(services: Any, settings: ConsolidationSettings) -> Similarity
     if model is not None and settings.similarity in ("auto", "search"):
         vectors: Mapping[str, np.ndarray] = {}
         vector_of = getattr(search, "vector_of", None)
-        if callable(getattr(search, "vectors", None)):
-            # A view that dequantises on access: no float32 copy of every vector.
+        if callable(getattr(search, "pair_vectors", None)):
+            # A view that dequantises on access: no float32 copy of every vector (centred
+            # for a model whose cosines crowd together, as the pair finder compares them).
+            vectors = search.pair_vectors()
+        elif callable(getattr(search, "vectors", None)):
             vectors = search.vectors()
         elif callable(vector_of):
             found: dict[str, np.ndarray] = {}

@@ -190,7 +190,7 @@ def fold_into(store: Any, source_id: str, target_id: str, actor: str) -> None:
     store.edit(
         target_id, {"facts": facts, "tags": tags, "related": related}, actor=actor, op="merge"
     )
-    store._remove([source_id], "merge", actor)  # journaled as a merge, like merge_into
+    store.remove([source_id], "merge", actor)  # journaled as a merge, like merge_into
 
 
 def _apply_one(store: Any, proposal: Proposal, actor: str) -> None:
@@ -325,7 +325,7 @@ def undo_apply(store: Any, result: ApplyResult, *, actor: str = "user") -> None:
         raise StoreError("nothing to undo: the plan changed nothing")
     records = [r for r in store.journal.records() if r.group == result.group and r.entry_id]
     actors = frozenset({records[0].actor}) if records else None
-    applied, _ = store._undo_state(actors)
+    applied, _ = store.undo_state(actors)
     if not applied or applied[-1][0] != result.group:
         raise StoreError("cannot undo the consolidation: later changes were made on top of it")
     store.undo(actors=actors, actor=actor)

@@ -1,8 +1,10 @@
 """Prompt-injection detection: does a text try to instruct the agent that will read it?
 
-Every reading of the text (`normalise.variants`: Unicode folded, invisible characters
-removed, look-alike letters made Latin, spaced letters joined, URL escapes and base64
-segments decoded) is matched against `INJECTION_RULES`, English and Chinese. The
+Every reading of the text (`normalise.readings`: Unicode folded, invisible characters
+removed, look-alike letters made Latin, spaced letters joined, URL escapes, base64, hex,
+rot13, tag characters and HTML comments decoded, Traditional Chinese made Simplified)
+is matched against `INJECTION_RULES`, phrases that are an attack on their own, then
+scored by `injection_score`, weighted intent features that add up per sentence. The
 strongest finding wins: `suspicious` (kept out of context until a person clears it)
 over `review` (shown to the reviewer, injected once approved).
 """
@@ -12,9 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memdesk.core.guard.decoders import decoded_base64
 from memdesk.core.guard.injection_rules import INJECTION_RULES, NEGATION, SUSPICIOUS
-from memdesk.core.guard.injection_signals import combined_signals
-from memdesk.core.guard.normalise import decoded_base64, variants
+from memdesk.core.guard.injection_score import THRESHOLD, features_present, score
+from memdesk.core.guard.normalise import readings
 
 
 @dataclass(frozen=True)
@@ -72,20 +75,20 @@ def find_injection(text: str) -> Finding | None:
     if text.isascii() and _PLAIN_TOKEN.fullmatch(text) and not decoded_base64(text):
         return None
     weaker: Finding | None = None
-    readings = variants(text)
-    for reading in readings:
-        finding = _find_in(reading)
+    seen = readings(text)
+    for reading in seen:
+        finding = _find_in(reading.text)
         if finding is None:
             continue
         if finding.suspicious:
             return finding
         weaker = weaker or finding
-    for reading in readings:
-        signals = combined_signals(reading)
-        if signals:
-            return Finding(
-                "combines moves of an injection: " + ", ".join(sorted(signals)), SUSPICIOUS
-            )
+    visible = features_present(text) if any(r.hidden for r in seen) else frozenset()
+    for reading in seen:
+        found = score(reading.text, reading.hidden, visible)
+        if found.value >= THRESHOLD:
+            moves = ", ".join(found.features) + (" (hidden)" if reading.hidden else "")
+            return Finding(f"combines moves of an injection: {moves}", SUSPICIOUS)
     return weaker
 
 

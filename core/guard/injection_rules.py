@@ -128,7 +128,7 @@ _RULES: list[tuple[str, str, tuple[str, ...] | None, str, bool]] = [
         "tries to change the agent's identity",
         SUSPICIOUS,
         ("you", "pretend", "act as", "role", "play", "persona", "behave", "character"),
-        r"(?i)\byou\s+are\s+now\s+(?:a|an|the|my|in|no\s+longer|free|unrestricted|DAN|jailbroken|operating|"
+        r"(?i)\byou\s+are\s+now\s+(?:a|an|the|my|in\s+\w+\s+mode|no\s+longer|free|unrestricted|DAN|jailbroken|operating|"
         r"acting|called|named|evil|root|unfiltered|uncensored|allowed|permitted|authori[sz]ed)\b|"
         r"\byou(?:'re|\s+are)\s+no\s+longer\s+(?:an?\s+|bound|restricted|required|claude|chatgpt)|"
         r"\bfrom\s+now\s+on,?\s+you\s+are\s+(?:a|an|the|my|no\s+longer|free|DAN|not)\b|"
@@ -159,7 +159,7 @@ _RULES: list[tuple[str, str, tuple[str, ...] | None, str, bool]] = [
         r"|\b(?:skip|bypass)\s+(?:all\s+|any\s+|every\s+|the\s+user'?s?\s+|user\s+|human\s+)+"
         r"(?:confirmation|approval|permission|consent)s?\b"
         r"|\b(?:no\s+need\s+(?:for|to\s+(?:ask|wait)\s+for)|don'?t\s+(?:ask|wait)\s+for|do\s+not\s+(?:ask|wait)\s+for|"
-        r"never\s+ask\s+for)\s+(?:any\s+|the\s+|user\s+|human\s+|further\s+|their\s+|my\s+)*"
+        r"never\s+ask\s+for)\s+(?:any\s+|user\s+|human\s+|further\s+|their\s+|my\s+)+"
         r"(?:confirmation|approval|permission|consent)s?\b"
         r"|\bauto-?approve\s+(?:all|every|any)\b",
         False,

@@ -5,21 +5,35 @@ gives: the same words with Unicode compatibility forms folded (NFKC: fullwidth �
 becomes ignore), invisible characters removed (zero-width spaces and joiners, soft
 hyphens, bidi controls), Cyrillic and Greek letters that look like Latin ones folded to
 them (іgnоrе with Cyrillic і and о), letters spaced apart joined ("i g n o r e"),
-percent-encoded URL parts decoded, and base64 segments decoded when they decode to text.
+percent-encoded URL parts decoded, base64 and hex segments decoded when they decode to
+text, a rot13 reading when it reads as English, the insides of HTML comments, text in
+invisible Unicode tag characters, digits read as letters ("1gn0r3"), and
+Traditional Chinese converted to Simplified (the Chinese patterns are written once).
+Each `Reading` says whether it was hidden from a person reading the text as shown: a
+decoding, a comment, or letters disguised as other characters.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import unicodedata
 import urllib.parse
+from dataclasses import dataclass
+
+from memdesk.core.guard.decoders import (
+    decoded_base64,
+    decoded_hex,
+    html_comments,
+    leet_reading,
+    rot13_reading,
+    tag_text,
+)
+from memdesk.core.guard.hanzi import simplified
 
 # Zero-width and other invisible format characters (category Cf) plus the soft hyphen
 # and combining grapheme joiner: removed, they only hide words from a pattern.
 _INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e007f]"
 )
 
 # Cyrillic and Greek letters drawn like Latin ones (lower and upper case).
@@ -39,13 +53,16 @@ _HOMOGLYPHS: dict[str, str] = {
     "ı": "i", "ȷ": "j", "ɑ": "a", "ɩ": "i", "ʀ": "r", "ᴀ": "a", "ᴇ": "e", "ᴏ": "o",
 }  # fmt: skip
 _FOLD = str.maketrans(_HOMOGLYPHS)
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+# Invisible characters between two letters: they split a word only to hide it (a
+# zero-width joiner between emoji is how emoji are written, not a disguise).
+_SPLIT_WORD = re.compile(
+    "(?<=[^\\W\\d_])[\u00ad\u034f\u180e\u200b-\u200d\u2060-\u2064\ufeff]+(?=[^\\W\\d_])"
+)
 
 # "i g n o r e  p r e v i o u s": four or more single letters separated by one space.
 _SPACED_LETTERS = re.compile(r"(?<![A-Za-z])(?:[A-Za-z][ .\-_]){3,}[A-Za-z](?![A-Za-z])")
-# A base64 run long enough to hide a sentence.
-_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
-_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
-_MAX_DECODED = 20  # segments decoded per text: bounds the work on a long base64 blob
+_WORDS = re.compile(r"[^\W\d_]+")
 
 
 def plain_text(text: str) -> str:
@@ -61,47 +78,66 @@ def _join_spaced(text: str) -> str:
     return _SPACED_LETTERS.sub(lambda m: re.sub(r"[ .\-_]", "", m.group(0)), text)
 
 
-def decoded_base64(text: str) -> list[str]:
-    """Text hidden in base64 segments (standard or URL-safe) that decode to readable text."""
-    out: list[str] = []
-    for match in _BASE64.finditer(text):
-        if len(out) >= _MAX_DECODED:
-            break
-        segment = match.group(0)
-        if segment.isalpha() and (segment.islower() or segment.isupper()):
-            continue  # one long word, not base64
-        padded = segment + "=" * (-len(segment) % 4)
-        try:
-            raw = base64.b64decode(
-                padded, altchars=b"-_" if "-" in segment or "_" in segment else None
-            )
-        except (binascii.Error, ValueError):
+def disguised_letters(text: str) -> int:
+    """How many letters of `text` are written as other characters: fullwidth or
+    mathematical letters (NFKC makes them Latin), Cyrillic or Greek look-alikes inside a
+    word that also holds Latin letters (a Greek or Russian word is a language, not a
+    disguise), and words split by invisible characters."""
+    if text.isascii():
+        return 0
+    count = len(_SPLIT_WORD.findall(text))
+    for word in _WORDS.findall(_INVISIBLE.sub("", text)):
+        if word.isascii():
             continue
-        try:
-            decoded = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        printable = sum(1 for ch in decoded if ch.isprintable() or ch in "\n\t")
-        if (
-            decoded
-            and printable / len(decoded) >= 0.95
-            and re.search(r"[A-Za-z\u3400-\u9fff]{3}", decoded)
-        ):
-            out.append(decoded)
+        has_latin = any(ch.isascii() for ch in word)
+        for ch in word:
+            if ch.isascii():
+                continue
+            compat = unicodedata.normalize("NFKC", ch)
+            if compat != ch and compat.isascii():
+                count += 1  # fullwidth, mathematical, circled letters
+            elif has_latin and ch in _HOMOGLYPHS:
+                count += 1
+    return count
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way of reading a text; `hidden` when a person would not see it as shown."""
+
+    text: str
+    hidden: bool = False
+
+
+def readings(text: str) -> list[Reading]:
+    """Every reading of `text` the injection detector should see (the plain text first)."""
+    plain = plain_text(text)
+    out = [Reading(plain, hidden=disguised_letters(text) >= 2)]
+    tagged = tag_text(text)
+    if tagged is not None:
+        out.append(Reading(tagged, hidden=True))
+    joined = _join_spaced(plain)
+    if joined != plain:
+        out.append(Reading(joined, hidden=True))
+    if "%" in plain and _PERCENT.search(plain):
+        unquoted = urllib.parse.unquote(plain)
+        if unquoted != plain:
+            out.append(Reading(plain_text(unquoted), hidden=True))
+    for decoded in decoded_base64(plain) + decoded_hex(plain):
+        out.append(Reading(plain_text(decoded), hidden=True))
+    turned = rot13_reading(plain)
+    if turned is not None:
+        out.append(Reading(turned, hidden=True))
+    leet = leet_reading(plain)
+    if leet is not None:
+        out.append(Reading(leet, hidden=True))
+    for comment in html_comments(plain):
+        out.append(Reading(comment, hidden=True))
+    chinese = [simplified(r.text) for r in out]
+    out += [Reading(s, r.hidden) for r, s in zip(out, chinese, strict=True) if s != r.text]
     return out
 
 
 def variants(text: str) -> list[str]:
-    """Every reading of `text` the injection patterns should see (the plain text first)."""
-    plain = plain_text(text)
-    out = [plain]
-    joined = _join_spaced(plain)
-    if joined != plain:
-        out.append(joined)
-    if "%" in plain and _PERCENT.search(plain):
-        unquoted = urllib.parse.unquote(plain)
-        if unquoted != plain:
-            out.append(unquoted)
-    for decoded in decoded_base64(plain):
-        out.append(plain_text(decoded))
-    return out
+    """The texts of `readings(text)`."""
+    return [reading.text for reading in readings(text)]

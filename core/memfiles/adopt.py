@@ -22,6 +22,7 @@ from memdesk.core.memfiles.manifest import (
     save_manifest,
 )
 from memdesk.core.memfiles.render import render_file
+from memdesk.core.own_writes import Fingerprint, read_with_fingerprint
 from memdesk.core.store import GuardRefused, Store, StoreError
 
 
@@ -47,14 +48,19 @@ class AdoptResult:
 def read_text(path: Path) -> str:
     """The file's text; a file that is not UTF-8 is refused (it could not be kept
     byte for byte)."""
+    return read_adopted(path)[0]
+
+
+def read_adopted(path: Path) -> tuple[str, Fingerprint]:
+    """The file's text and the fingerprint of what was read (see `read_text`)."""
     try:
-        data = path.read_bytes()
+        data, seen = read_with_fingerprint(path)
     except FileNotFoundError:
         raise StoreError(f"{path}: no such file") from None
     except OSError as exc:
         raise StoreError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), seen
     except UnicodeDecodeError as exc:
         raise StoreError(f"{path}: not UTF-8 text (byte {exc.start}); not adopted") from None
 
@@ -70,7 +76,7 @@ def adopt(store: Store, path: Path | str, format_name: str | None = None) -> Ado
         raise StoreError(
             f"{path}: memdesk already writes this file from the store; its lines are entries"
         )
-    text = read_text(path)
+    text, seen = read_adopted(path)
     fmt = get_format(format_name) if format_name else detect_format(path, text)
     where = display_path(path, store.root)
     blocks = parse_blocks(text)
@@ -102,6 +108,7 @@ def adopt(store: Store, path: Path | str, format_name: str | None = None) -> Ado
             format=fmt.name,
             newline="\r\n" if "\r\n" in text else "\n",
             adopted=stamp,
+            written=seen,  # the file as adopted is as memdesk would write it
         )
         for index, block in enumerate(blocks):
             entry = by_block.get(index)

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from memdesk.core.atomic import atomic_write_text
+from memdesk.core.own_writes import NO_FINGERPRINT, Fingerprint, as_fingerprint
 
 FILES_DIR = "files"
 MANIFEST_VERSION = 1
@@ -46,6 +47,9 @@ class Manifest:
     newline: str = "\n"
     retired: dict[str, int] = field(default_factory=dict)  # retired inode file -> read
     adopted: str = ""  # when, ISO 8601
+    # The file as memdesk last wrote or read it whole: a watcher's report of that is
+    # memdesk's own write (core/own_writes.py).
+    written: Fingerprint = NO_FINGERPRINT
 
     @property
     def file(self) -> Path:
@@ -75,6 +79,7 @@ class Manifest:
             newline=str(data.get("newline", "\n")),
             retired={str(k): int(v) for k, v in dict(data.get("retired", {})).items()},  # type: ignore[call-overload]
             adopted=str(data.get("adopted", "")),
+            written=as_fingerprint(data.get("written")),
         )
 
 

@@ -7,15 +7,31 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from pathlib import Path
 
 from memdesk.core.memfiles.manifest import Manifest, files_dir, manifest_path
 from memdesk.core.memory_md import RETIRED_IDLE_SECONDS, open_inodes
+from memdesk.core.safepath import leaves
+
+# `<manifest name>.<inode>`, as `retire` names a link. Names come back from the
+# manifest, which git may carry from someone else: anything else is never opened or
+# deleted.
+RETIRED_LINK = re.compile(r"[A-Za-z0-9._-]{1,80}-[0-9a-f]{10}\.[0-9]{1,20}")
 
 
 def retired_dir(meta_dir: Path) -> Path:
     return files_dir(meta_dir) / "retired"
+
+
+def retired_link(meta_dir: Path, name: str) -> Path | None:
+    """The retired link called `name`, or None when the name is not one memdesk makes
+    or the path would lead out of `.memdesk/` (a link planted there)."""
+    if not RETIRED_LINK.fullmatch(name):
+        return None
+    path = retired_dir(meta_dir) / name
+    return None if leaves(path, meta_dir) else path
 
 
 def retire(meta_dir: Path, manifest: Manifest, read_bytes: int) -> None:
@@ -43,10 +59,11 @@ def drain(meta_dir: Path, manifest: Manifest) -> tuple[str, list[str]]:
     if not manifest.retired:
         return "", drained
     holders = open_inodes()
-    folder = retired_dir(meta_dir)
     for name, consumed in list(manifest.retired.items()):
-        path = folder / name
+        path = retired_link(meta_dir, name)
         try:
+            if path is None:
+                raise FileNotFoundError(name)  # forgotten, never followed
             st = os.stat(path)
             with open(path, "rb") as handle:
                 handle.seek(consumed)
@@ -73,5 +90,7 @@ def drain(meta_dir: Path, manifest: Manifest) -> tuple[str, list[str]]:
 
 def forget(meta_dir: Path, names: list[str]) -> None:
     for name in names:
-        with contextlib.suppress(OSError):
-            (retired_dir(meta_dir) / name).unlink()
+        path = retired_link(meta_dir, name)
+        if path is not None:
+            with contextlib.suppress(OSError):
+                path.unlink()

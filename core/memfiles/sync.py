@@ -30,6 +30,8 @@ from memdesk.core.memfiles.manifest import (
 )
 from memdesk.core.memfiles.render import GATES, render_file
 from memdesk.core.memfiles.retire import drain, forget, retire
+from memdesk.core.own_writes import fingerprint, read_with_fingerprint
+from memdesk.core.safepath import leaves
 from memdesk.core.store import GuardRefused, Store
 
 DEFAULT_GATE = "hold"
@@ -42,6 +44,7 @@ class SyncResult:
     written: bool = False
     waiting: bool = False  # a line was half written: the file was left alone
     missing: bool = False  # the file is gone: not written again
+    refused: str = ""  # why the file is neither read nor written (a link out)
 
 
 def gate_of(store: Store) -> str:
@@ -69,8 +72,14 @@ def sync_all(store: Store) -> list[SyncResult]:
 def sync_file(store: Store, manifest: Manifest, gate: str, *, order: bool = False) -> SyncResult:
     path = manifest.file
     result = SyncResult(str(path))
+    outside = confined_leaves(path, store.root)
+    if outside:
+        # A managed file in the working directory that now links elsewhere (a pulled
+        # branch can make one) is someone else's file: not read, not written.
+        result.refused = f"{path}: {outside}; not read or written"
+        return result
     try:
-        data = path.read_bytes()
+        data, seen = read_with_fingerprint(path)
     except FileNotFoundError:
         # Someone removed it: memdesk does not bring it back behind their back (late
         # appends stay in the retired links until the file is there again).
@@ -97,12 +106,20 @@ def sync_file(store: Store, manifest: Manifest, gate: str, *, order: bool = Fals
     encoded = rendered.text.encode("utf-8")
     if data != encoded:
         retire(store.meta_dir, manifest, len(data))
-        atomic_write_bytes(path, encoded)
+        seen = fingerprint(atomic_write_bytes(path, encoded))
         result.written = True
+    manifest.written = seen
     manifest.rendered, manifest.owners = rendered.text, rendered.owners
     save_manifest(store.meta_dir, manifest)
     forget(store.meta_dir, drained)
     return result
+
+
+def confined_leaves(path: Path, root: Path) -> str | None:
+    """Why a managed file under the working directory leads out of it (None when it
+    does not). A file adopted from outside it (an agent's home folder) was chosen by a
+    person, and stays where it is."""
+    return leaves(path, root) if path.is_relative_to(root) else None
 
 
 def _late_addition(manifest: Manifest, text: str) -> Addition:

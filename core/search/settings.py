@@ -16,7 +16,7 @@ class SearchSettingsError(ValueError):
 
 @dataclass(frozen=True)
 class SearchSettings:
-    # "use-multilingual", "minilm-int8", "none", or any fastembed model id.
+    # "e5-multilingual", "use-multilingual", "minilm-int8", "none", or a fastembed model id.
     model: str = DEFAULT_MODEL
     # Semantic hits below this cosine are dropped (so unrelated queries return nothing
     # from the semantic side). Model-specific; None means the model's tuned default.
@@ -58,8 +58,8 @@ class SearchSettings:
     def _validate(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
             raise SearchSettingsError(
-                "settings: search.model must be text: 'use-multilingual', 'minilm-int8', "
-                "'none' or a fastembed model id"
+                "settings: search.model must be text: 'e5-multilingual', 'use-multilingual', "
+                "'minilm-int8', 'none' or a fastembed model id"
             )
         if (
             isinstance(self.text_weight, bool)

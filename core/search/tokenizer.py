@@ -102,6 +102,24 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK_CHAR.search(text))
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def scripts_of(text: str) -> frozenset[str]:
+    """Which writing systems a text is written in: "cjk" (two or more CJK characters) and
+    "latin" (a Latin word besides code-like names when CJK is there: at least two).
+    A query and an entry with no script in common cannot share words, so full text
+    cannot find one from the other."""
+    cjk = len(_CJK_CHAR.findall(text, 0, 4000)) >= 2
+    latin_words = len(_LATIN_WORD.findall(text, 0, 4000))
+    out = set()
+    if cjk:
+        out.add("cjk")
+    if latin_words >= (2 if cjk else 1):
+        out.add("latin")
+    return frozenset(out)
+
+
 def build_tantivy_analyzer():
     """The tantivy analyzer; must be registered again on every index open."""
     import tantivy

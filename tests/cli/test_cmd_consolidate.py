@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
+from memdesk.core.demo import DEMO_TODAY
 from memdesk.core.store import Store
 
 
@@ -12,7 +14,9 @@ def test_dry_run_lists_sensible_proposals(cli, demo_dir):
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "heuristic: no extractor configured" in out
-    assert "valid until 2026-10-08 has passed" in out  # the Golden Week notice
+    # the Golden Week notice; the demo's dates move with today, as `memdesk demo` does
+    passed = dt.date(2026, 10, 8) + (dt.date.today() - DEMO_TODAY)
+    assert f"valid until {passed.isoformat()} has passed" in out
     assert "newer cand-002 supersedes older lan-010" in out  # npm replaces pnpm
     assert "merge     lan-003 cand-003" in out  # the nextest rule said twice
     assert "low confidence" in out

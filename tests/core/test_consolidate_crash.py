@@ -29,13 +29,13 @@ from memdesk.core.consolidate import build_plan, apply
 
 store = Store.open(sys.argv[1])
 plan = build_plan(store)
-real_commit = store._commit
+real_commit = store.commit
 
 def announced_commit(*args, **kwargs):
     print("commit", time.monotonic(), flush=True)
     return real_commit(*args, **kwargs)
 
-store._commit = announced_commit
+store.commit = announced_commit
 print("ready", len(plan.proposals), flush=True)
 apply(store, plan)
 print("done", time.monotonic(), flush=True)

@@ -16,11 +16,11 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-import memdesk.core.store as store_module
+import memdesk.core.storage.file_cache as file_cache_module
 import pytest
 from memdesk.core.entry import Entry, Source
 from memdesk.core.entry_files import read_entry_file
-from memdesk.core.entry_snapshot import SNAPSHOT_NAME, SUPPORTED, EntrySnapshot
+from memdesk.core.storage.entry_snapshot import SNAPSHOT_NAME, SUPPORTED, EntrySnapshot
 from memdesk.core.store import Store
 
 
@@ -41,7 +41,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(path.name)
         return read_entry_file(path, root)
 
-    monkeypatch.setattr(store_module, "read_entry_file", counting)
+    monkeypatch.setattr(file_cache_module, "read_entry_file", counting)
     return seen
 
 

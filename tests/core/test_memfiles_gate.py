@@ -189,3 +189,39 @@ def test_a_removed_file_is_not_written_again(tmp_path: Path) -> None:
     path.unlink()
     store.edit(by_summary(store, "Push to main directly").id, {"summary": "Never push to main"})
     assert not path.exists()
+
+
+def test_a_managed_file_turned_into_a_link_out_is_neither_read_nor_written(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    store, path = managed(work)
+    elsewhere = tmp_path / "someone-elses.md"
+    elsewhere.write_text("- a line from outside the working directory\n", "utf-8")
+    path.unlink()
+    path.symlink_to(elsewhere)  # as a pulled branch could leave it
+    assert store.ingest_memory_md() == []
+    store.render_memory_md()
+    assert elsewhere.read_text("utf-8") == "- a line from outside the working directory\n"
+    assert not any("outside the working" in e.summary for e in store.entries())
+
+
+def test_forged_retired_names_in_a_manifest_are_never_opened_or_deleted(tmp_path: Path) -> None:
+    import json
+
+    from memdesk.core.memfiles.manifest import manifest_path
+
+    work = tmp_path / "work"
+    work.mkdir()
+    store, path = managed(work)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("- keep me\n", "utf-8")
+    record = manifest_path(store.meta_dir, path)
+    data = json.loads(record.read_text("utf-8"))
+    data["retired"] = {"../../../victim.txt": 0, "../../../../victim.txt": 0}
+    (store.meta_dir / "files" / "retired").mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(data), "utf-8")
+    assert store.ingest_memory_md() == []
+    assert victim.read_text("utf-8") == "- keep me\n"
+    assert not any("keep me" in e.summary for e in store.entries())

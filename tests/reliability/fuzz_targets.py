@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -504,7 +503,3 @@ TARGETS: list[Target] = [
     Target("conflict_markers", conflict_files, check_conflict_markers),
     Target("import", import_files, check_import),
 ]
-
-
-def scratch() -> Path:
-    return Path(tempfile.mkdtemp(prefix="memdesk-fuzz-"))

@@ -186,3 +186,46 @@ async def test_a_transcript_dropped_in_the_inbox_becomes_candidates(store: Store
         drop = root / ".memdesk" / "inbox" / "chat.jsonl"
         drop.write_text("\n".join(json.dumps(m, ensure_ascii=False) for m in messages) + "\n")
         await wait_for(pilot, lambda: any("4400" in s for s in summaries(app)), timeout=20)
+
+
+async def test_the_desks_own_memory_md_render_is_not_ingested_again(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Approving rewrites MEMORY.md; the watcher reports that write, and core's policy
+    recognises it as memdesk's own: no ingest pass. An agent's append still is read."""
+    import memdesk.core.live_ingest as live_ingest
+
+    root = store.root
+    passes: list[int] = []
+    real_ingest = store.ingest_memory_md
+
+    def counted_ingest():  # type: ignore[no-untyped-def]
+        passes.append(1)
+        return real_ingest()
+
+    store.ingest_memory_md = counted_ingest  # type: ignore[method-assign]
+    looked: list[bool] = []
+    real_changed = live_ingest.memory_files_changed
+
+    def counted_changed(s: Store) -> bool:
+        looked.append(real_changed(s))
+        return looked[-1]
+
+    monkeypatch.setattr(live_ingest, "memory_files_changed", counted_changed)
+    first = store.get("cand-001")
+    app = make_app(store, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: passes == [1])  # the catch-up pass on opening
+        await pilot.press("a")  # approve: MEMORY.md is rewritten by memdesk
+        await wait_for(pilot, lambda: f"- {first.summary}" in (root / "MEMORY.md").read_text())
+        await wait_for(pilot, lambda: len(looked) >= 1)  # the watcher saw the write
+        await pilot.pause(0.3)
+        await app.workers.wait_for_complete()
+        assert looked and not any(looked) and passes == [1]
+        with (root / "MEMORY.md").open("a", encoding="utf-8") as f:
+            f.write("- remember: the preview port is 4400\n")
+        await wait_for(pilot, lambda: "remember: the preview port is 4400" in summaries(app))
+        # An append arrives as several events (modified, closed): each is someone
+        # else's change, so each may read the file; memdesk's own write was read by none.
+        assert len(passes) >= 2 and looked[-1] is True

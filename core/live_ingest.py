@@ -1,0 +1,177 @@
+"""Live ingestion: what a running desk does when files change on disk.
+
+A file watcher (the desk's, in tui/watcher.py) only reports paths. This module is the
+policy behind it, so every front end follows the same one:
+
+* `watch_plan` says what to watch: MEMORY.md, the managed memory files, the store's
+  entry files, the inbox (unless `[sources] inbox = false`) and the transcript globs
+  of `[sources] transcripts`.
+* `PathClassifier` sorts a reported path into `WatchedChanges` (temp files of atomic
+  saves are ignored; the destination of a rename is what counts).
+* `ingest_changes` feeds a burst of changes to core ingestion: new lines of the memory
+  files become candidates, new messages in the inbox and transcripts are extracted.
+
+memdesk's own writes are not ingested again: a memory file whose fingerprint is the
+one memdesk recorded when it last wrote it (core/own_writes.py) has nothing new, so a
+desk that approves a fact (and so rewrites MEMORY.md) does not read MEMORY.md back.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memdesk.core.atomic import TEMP_PREFIX
+from memdesk.core.entry import Entry
+from memdesk.core.own_writes import is_own_write
+from memdesk.core.storage.errors import StoreError
+from memdesk.core.storage.layout import META_DIR
+
+if TYPE_CHECKING:
+    from memdesk.core.store import Store
+
+
+@dataclass
+class WatchedChanges:
+    """One coalesced burst, sorted by what it means for the store."""
+
+    memory_md: bool = False  # MEMORY.md or a managed memory file
+    entries: set[Path] = field(default_factory=set)
+    inbox: set[Path] = field(default_factory=set)
+    transcripts: set[Path] = field(default_factory=set)
+
+    def __bool__(self) -> bool:
+        return bool(self.memory_md or self.entries or self.inbox or self.transcripts)
+
+
+@dataclass
+class WatchPlan:
+    """What to watch in a working directory (from its settings and managed files)."""
+
+    transcript_globs: list[str] = field(default_factory=list)
+    inbox: bool = True
+    memory_files: list[Path] = field(default_factory=list)  # the managed (adopted) ones
+
+
+@dataclass
+class IngestReport:
+    """What one pass over a burst of changes did."""
+
+    fresh: list[Entry] = field(default_factory=list)  # the new candidates
+    problems: list[str] = field(default_factory=list)  # one line each: "file: why"
+    memory_files_read: bool = False  # False when they held only memdesk's own writes
+
+
+def watch_plan(store: Store) -> WatchPlan:
+    """`[sources]` (invalid settings: the defaults; ingestion names the error) and the
+    managed memory files."""
+    from memdesk.core.extract.settings import SettingsError, parse_sources
+    from memdesk.core.memfiles.manifest import all_manifests
+
+    plan = WatchPlan(memory_files=[m.file for m in all_manifests(store.meta_dir)])
+    try:
+        sources = parse_sources(store.settings.get("sources", {}))
+    except (SettingsError, StoreError):
+        return plan
+    plan.transcript_globs, plan.inbox = list(sources.transcripts), sources.inbox
+    return plan
+
+
+class PathClassifier:
+    """Decides which watched category a path belongs to (or none)."""
+
+    def __init__(
+        self,
+        root: Path,
+        transcript_globs: Iterable[str] = (),
+        *,
+        inbox: bool = True,
+        memory_files: Iterable[Path] = (),
+    ) -> None:
+        self.root = root.resolve()
+        self.memory_md = self.root / "MEMORY.md"
+        # Managed memory files (CLAUDE.md, an agent's auto memory ...): read like MEMORY.md.
+        self.memory_files = {Path(p) for p in memory_files}
+        self.entries_dir = self.root / META_DIR / "entries"
+        self.inbox_dir = self.root / META_DIR / "inbox"
+        self.inbox = inbox
+        # Globs are relative to the working directory, or absolute / `~/...`.
+        self.globs = [
+            (self.root / Path(os.path.expanduser(g))).as_posix()
+            for g in transcript_globs
+            if isinstance(g, str) and g
+        ]
+
+    def add(self, changes: WatchedChanges, raw: str) -> None:
+        path = Path(raw)
+        if path.name.startswith(TEMP_PREFIX) or path.name.startswith(".#"):
+            return
+        if path == self.memory_md or path in self.memory_files:
+            changes.memory_md = True
+        elif path.parent == self.entries_dir and path.suffix == ".toml":
+            changes.entries.add(path)
+        elif self.inbox_dir in path.parents:
+            if self.inbox and not path.name.startswith("."):
+                changes.inbox.add(path)
+        elif any(fnmatch.fnmatch(path.as_posix(), g) for g in self.globs):
+            changes.transcripts.add(path)
+
+    def watch_dirs(self) -> list[tuple[Path, bool]]:
+        """(folder, recursive) pairs to schedule; never the whole tree (think node_modules)."""
+        dirs: dict[Path, bool] = {self.root: False, self.entries_dir: False}
+        for path in self.memory_files:
+            dirs.setdefault(path.parent, False)
+        if self.inbox:
+            dirs[self.inbox_dir] = True
+        for pattern in self.globs:
+            parts = Path(pattern).parts
+            fixed: list[str] = []
+            for part in parts[:-1]:
+                if any(c in part for c in "*?["):
+                    break
+                fixed.append(part)
+            recursive = len(fixed) < len(parts) - 1 or "**" in pattern
+            folder = Path(*fixed)
+            dirs[folder] = dirs.get(folder, False) or recursive
+        return [(d, r) for d, r in dirs.items() if d.is_dir()]
+
+
+def memory_files_changed(store: Store) -> bool:
+    """Did anyone but memdesk change MEMORY.md or a managed memory file since memdesk
+    last wrote (or adopted) it? Asked under the store lock, so a write in progress in
+    another memdesk process is finished, its fingerprint recorded."""
+    from memdesk.core.memfiles.manifest import all_manifests
+    from memdesk.core.memory_render import memory_md_managed
+
+    with store.lock.held():
+        if not memory_md_managed(store) and not store.memory_file.as_last_written():
+            return True
+        return any(not is_own_write(m.file, m.written) for m in all_manifests(store.meta_dir))
+
+
+def ingest_changes(
+    store: Store, changes: WatchedChanges, *, catch_up: bool = False
+) -> IngestReport:
+    """Turn what changed on disk into candidates. `catch_up`: read the memory files
+    even if they look untouched (a desk opening: appends to replaced files that were
+    still held open are drained too)."""
+    report = IngestReport()
+    if changes.memory_md and (catch_up or memory_files_changed(store)):
+        report.fresh.extend(store.ingest_memory_md())
+        report.memory_files_read = True
+    paths = sorted(changes.inbox | changes.transcripts)
+    if paths:
+        from memdesk.core.extract.inbox import ingest_path
+
+        for path in paths:
+            if not path.exists():
+                continue
+            result = ingest_path(store, path)
+            report.fresh.extend(result.added)
+            if result.error:
+                report.problems.append(f"{path.name}: {result.error}")
+    return report
