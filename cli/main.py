@@ -48,7 +48,24 @@ def command_modules() -> list[str]:
     return [f"memdesk.cli.{name}" for name in names]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with `verb`, first try a parser of just the module named after
+    it (`context` -> cmd_context.py): a hook such as `memdesk context` then imports what
+    it runs and not every verb's dependencies (the extraction rules, the guard...)."""
+    if verb:
+        own = f"memdesk.cli.cmd_{verb.replace('-', '_')}"
+        if own in command_modules():
+            parser, sub = _bare_parser()
+            importlib.import_module(own).register(sub)
+            if _is_verb(verb, parser):
+                return parser
+    parser, sub = _bare_parser()
+    for name in command_modules():
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def _bare_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = argparse.ArgumentParser(
         prog="memdesk",
         description="Review, curate and preview the long-term memory AI agents keep.",
@@ -58,9 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--dir", default=".", help="working directory holding MEMORY.md and .memdesk/ (default: .)"
     )
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
-    for name in command_modules():
-        importlib.import_module(name).register(sub)
-    return parser
+    return parser, sub
 
 
 def _version() -> str:
@@ -79,9 +94,9 @@ def _is_verb(word: str, parser: argparse.ArgumentParser) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
     # `memdesk` or `memdesk DIR` (no verb) opens the TUI on that directory.
     positional = _positionals(args_list)
+    parser = build_parser(positional[0] if positional else None)
     if not positional or not _is_verb(positional[0], parser):
         if any(a in ("-h", "--help", "--version") for a in args_list):
             if "--version" in args_list:

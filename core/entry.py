@@ -105,7 +105,6 @@ def new_id() -> str:
     return f"m-{dt.datetime.now(dt.UTC):%Y%m%d}-{uuid.uuid4().hex[:8]}"
 
 
-_SPACE = re.compile(r"\s+")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
 
@@ -124,8 +123,9 @@ def normalise_text(text: str) -> str:
     """Canonical form for de-duplication: NFKC, no list bullet, collapsed space, casefold."""
     text = unicodedata.normalize("NFKC", clean_text(text))
     text = _BULLET.sub("", text)
-    text = _SPACE.sub(" ", text).strip()
-    return text.casefold()
+    # str.split() splits on exactly what `\s` matches, several times faster than a regex
+    # (every entry's hash is worked out when a big store is first ingested into).
+    return " ".join(text.split()).casefold()
 
 
 @functools.lru_cache(maxsize=1 << 16)

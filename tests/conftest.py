@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,20 @@ from memdesk.core.demo import copy_demo_project
 from memdesk.core.store import Store
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The user cache (the tokenizer's, core/context/tokenizer_cache.py) in a folder of
+    this test run, never the person's ~/.cache; CLI subprocesses inherit it."""
+    path = tmp_path_factory.mktemp("user-cache")
+    previous = os.environ.get("MEMDESK_CACHE_DIR")
+    os.environ["MEMDESK_CACHE_DIR"] = str(path)
+    yield path
+    if previous is None:
+        os.environ.pop("MEMDESK_CACHE_DIR", None)
+    else:
+        os.environ["MEMDESK_CACHE_DIR"] = previous
 
 
 @pytest.fixture(autouse=True)

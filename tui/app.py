@@ -39,7 +39,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 ACTOR = "tui"
 # Screens in their own modules, imported on first use (the first frame does not wait
@@ -324,11 +324,14 @@ class MemdeskApp(App[int]):
     @work(thread=True, exit_on_error=False, exclusive=True, group="index")
     def build_search_index(self) -> None:
         self.post_message(IndexProgress(0, 1, "starting search…"))
+        worker = get_current_worker()
         self.services.build_search(
             progress=lambda done, total: self.post_message(IndexProgress(done, total)),
             stage=lambda label: self.post_message(IndexProgress(0, 1, label)),
+            cancelled=lambda: worker.is_cancelled,  # quitting never waits for the model
         )
-        self.post_message(IndexProgress(-1, -1))
+        if not worker.is_cancelled:
+            self.post_message(IndexProgress(-1, -1))
 
     def on_index_progress(self, message: IndexProgress) -> None:
         if message.done < 0:

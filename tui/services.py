@@ -173,7 +173,9 @@ class Services:
         with self.lock:
             if self._marker_ids is None:
                 self._marker_ids = {
-                    Path(p.path).stem for p in self.store.problems if p.kind == "conflict-markers"
+                    Path(p.path).stem
+                    for p in self.store.entry_file_problems()
+                    if p.kind == "conflict-markers"
                 }
             try:
                 saved = {p.stem for p in self.store.conflicts_dir.glob("*.json")}
@@ -210,21 +212,43 @@ class Services:
         return self.search is not None
 
     def build_search(
-        self, progress: Progress | None = None, stage: Callable[[str], None] | None = None
+        self,
+        progress: Progress | None = None,
+        stage: Callable[[str], None] | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
     ) -> Any:
         """Load the model and bring the index up to date (blocking: call in a worker).
-        `stage(text)` names each step, `progress(done, total)` counts embeddings."""
+        `stage(text)` names each step, `progress(done, total)` counts embeddings. Once
+        `cancelled()` is true (the desk is closing) it stops waiting for the model and
+        stops embedding at the next batch, and returns None (see core/abandon.py)."""
         import time
 
+        from memdesk.core.abandon import Abandoned, run_abandonable, stop_when
         from memdesk.core.search import SearchService
+        from memdesk.core.search.embedder import load_embedder
 
         t0 = time.perf_counter()
         if stage:
             stage("loading search model…")
-        service = SearchService(self.store.index_dir, self.settings.search)
-        if stage:
-            stage("indexing entries…")
-        service.sync(self.entries(), progress=progress)
+        settings = self.settings.search
+        index_dir = self.store.index_dir
+
+        def counted(done: int, total: int) -> None:
+            stop_when(cancelled)
+            if progress:
+                progress(done, total)
+
+        try:
+            loaded = run_abandonable(
+                lambda: load_embedder(settings.model, index_dir / "model"), cancelled
+            )
+            service = SearchService(index_dir, settings, embedder=loaded.embedder)
+            service.model_status = loaded.status
+            if stage:
+                stage("indexing entries…")
+            service.sync(self.entries(), progress=counted)
+        except Abandoned:
+            return None
         self.timings["index"] = time.perf_counter() - t0
         self.search = service
         self.search_status = f"search: hybrid ({service.model_status})"

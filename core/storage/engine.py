@@ -20,19 +20,19 @@ from memdesk.core.atomic import FileLock, remove_stale_temp_files, scratch_dir
 from memdesk.core.confinement import file_problems
 from memdesk.core.entry import EDITABLE_FIELDS, Entry, now, text_hash
 from memdesk.core.entry_files import Problem
-from memdesk.core.guard.screen import CLEARED_FLAG
 from memdesk.core.journal import Journal, JournalRecord, new_group
 from memdesk.core.merge import Conflict
 from memdesk.core.safepath import UnsafePath, entry_path, is_entry_id
 from memdesk.core.storage import field_conflicts, history
 from memdesk.core.storage.changes import Batch, Change, Op, applied, folded, fresh_id
 from memdesk.core.storage.commit import CommitSubscriber, Committer
+from memdesk.core.storage.entry_snapshot import SNAPSHOT_NAME, EntrySnapshot
 from memdesk.core.storage.errors import GuardRefused, NotFound, StoreError
 from memdesk.core.storage.file_cache import EntryFileCache
 from memdesk.core.storage.history import HUMAN_ACTORS, UndoResult
 from memdesk.core.storage.layout import META_DIR, check_openable, lay_out, read_settings
 from memdesk.core.storage.recovery import roll_back_pending
-from memdesk.core.storage.screening import check_flag_name, screened, unflagged
+from memdesk.core.storage.screening import check_flag_name, cleared_of, screened, unflagged
 
 
 class EntryStore:
@@ -49,7 +49,12 @@ class EntryStore:
         self.pending_path = self.meta_dir / "pending-batch.json"
         self.lock = FileLock(self.meta_dir / "lock")
         self.journal = Journal(self.meta_dir / "journal.jsonl")
-        self.files = EntryFileCache(self.entries_dir, self.root)
+        # A big store opens from a derived snapshot of its entry files (see
+        # entry_snapshot.py); a store this process cannot write never rewrites it.
+        snapshot = EntrySnapshot(self.meta_dir / "index" / SNAPSHOT_NAME)
+        self.files = EntryFileCache(
+            self.entries_dir, self.root, snapshot, lambda: not self.lock.read_only_reason
+        )
         self.committer = Committer(
             self.entries_dir, self.pending_path, self.journal, self.files, self.path_of
         )
@@ -142,6 +147,11 @@ class EntryStore:
         """Entry files that cannot be read as entries (damaged, conflict markers)."""
         self.files.scan()
         return self.files.problems()
+
+    def entry_file_problems(self) -> list[Problem]:
+        """The damaged entry files alone, sorted (what `problems` lists first), without
+        reading the journal for forged ids: the desk's conflict count asks at start-up."""
+        return sorted(self.entry_problems(), key=lambda p: (p.path, p.line or 0))
 
     def get(self, entry_id: str) -> Entry:
         entry = self.find(entry_id)
@@ -340,7 +350,7 @@ class EntryStore:
             wanted = applied(base, changes)
             if base is not current:
                 wanted = field_conflicts.merged_edit(base, wanted, current)
-            after = screened(wanted, cleared=current.flags.get(CLEARED_FLAG, ""))
+            after = screened(wanted, cleared=cleared_of(current))
             after.id, after.created = current.id, current.created
             after.version = current.version + 1
             after.updated = now()

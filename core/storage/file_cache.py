@@ -3,7 +3,11 @@
 Every entry file is stat'ed on each scan (another process may have rewritten any of
 them), so the loop is kept lean: at 10k files it is what an ingest of MEMORY.md waits
 for. The cache also counts summary hashes, so `known_hashes` (asked on every ingest)
-does not hash every entry.
+does not hash every entry; files read since the last count are hashed only when the
+hashes are asked for, so opening a big store to list or assemble context hashes none.
+
+A file not cached yet is looked up in the entry snapshot (`entry_snapshot.py`, derived,
+under `index/`) before it is parsed: a big store opens without parsing every file.
 """
 
 from __future__ import annotations
@@ -11,10 +15,12 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from memdesk.core.entry import Entry
 from memdesk.core.entry_files import Problem, read_entry_file
+from memdesk.core.storage.entry_snapshot import EntrySnapshot
 
 # (inode key, size/mtime key, what the file holds)
 CachedFile = tuple[int, int, Entry | Problem]
@@ -28,24 +34,38 @@ def file_key(st: os.stat_result) -> tuple[int, int]:
 class EntryFileCache:
     """What each `entries/*.toml` file held when it was last read (by file name)."""
 
-    def __init__(self, entries_dir: Path, root: Path) -> None:
+    def __init__(
+        self,
+        entries_dir: Path,
+        root: Path,
+        snapshot: EntrySnapshot | None = None,
+        writable: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.entries_dir = entries_dir
         self.root = root
+        # What the entry files held at the last save (None: every file is parsed), and
+        # whether this process may rewrite it (not on a read-only store).
+        self.snapshot = snapshot
+        self.writable = writable
         self._files: dict[str, CachedFile] = {}
         # How many cached entries have each summary hash, and which hash each file was
-        # counted under.
+        # counted under; files read but not counted yet wait in `_unhashed`.
         self._hash_count: Counter[str] = Counter()
         self._file_hash: dict[str, str] = {}
+        self._unhashed: set[str] = set()
 
     def clear(self) -> None:
         self._files.clear()
         self._hash_count.clear()
         self._file_hash.clear()
+        self._unhashed.clear()
 
     def scan(self) -> None:
         """Refresh: only files whose inode, mtime or size changed are read."""
         seen: set[str] = set()
         files = self._files
+        if not files and self.snapshot is not None:
+            self.snapshot.load()
         try:
             with os.scandir(self.entries_dir) as scan:
                 children = list(scan)
@@ -69,6 +89,8 @@ class EntryFileCache:
         if len(seen) != len(files):
             for name in set(files) - seen:
                 self.remember(name, None)
+        if self.snapshot is not None:
+            self.snapshot.settle(seen, writable=self.writable())
 
     def read(self, name: str, st: os.stat_result | None) -> Entry | Problem:
         """The file's entry (or problem), read again only when the file changed. Takes
@@ -77,7 +99,13 @@ class EntryFileCache:
         cached = self._files.get(name)
         if cached and cached[:2] == key and st is not None:
             return cached[2]
-        item = read_entry_file(self.entries_dir / name, self.root)
+        item: Entry | Problem | None = None
+        if self.snapshot is not None and st is not None:
+            item = self.snapshot.recall(name, st)
+        if item is None:
+            item = read_entry_file(self.entries_dir / name, self.root)
+            if self.snapshot is not None:
+                self.snapshot.learn(self.entries_dir, name, st, item)
         self.remember(name, (*key, item))
         return item
 
@@ -96,14 +124,23 @@ class EntryFileCache:
                 self._hash_count[counted] = left
             else:
                 del self._hash_count[counted]
+        self._unhashed.discard(name)
         if record is None:
             self._files.pop(name, None)
             return
         self._files[name] = record
         if isinstance(record[2], Entry):
-            digest = record[2].text_hash
-            self._file_hash[name] = digest
-            self._hash_count[digest] += 1
+            self._unhashed.add(name)
+
+    def _count_hashes(self) -> None:
+        """Count the summary hashes of the files read since the last count."""
+        for name in self._unhashed:
+            item = self._files[name][2]
+            if isinstance(item, Entry):
+                digest = item.text_hash
+                self._file_hash[name] = digest
+                self._hash_count[digest] += 1
+        self._unhashed.clear()
 
     # -- what the files hold (call `scan` first) ----------------------------------------
     def entries(self) -> list[Entry]:
@@ -114,6 +151,7 @@ class EntryFileCache:
 
     def hashes(self) -> set[str]:
         """The summary hash of every cached entry."""
+        self._count_hashes()
         return set(self._hash_count)
 
     def stat_keys(self) -> tuple[tuple[str, int, int], ...]:

@@ -27,6 +27,14 @@ def screened(entry: Entry, cleared: str = "") -> Entry:
     return checked
 
 
+def cleared_of(current: Entry) -> str:
+    """The fingerprint a person vouched for on `current` ("" if none); the guard is
+    imported here, at the first write, so commands that only read never load it."""
+    from memdesk.core.guard import CLEARED_FLAG
+
+    return current.flags.get(CLEARED_FLAG, "")
+
+
 def check_flag_name(name: str) -> None:
     """StoreError unless `name` is a flag the guard sets."""
     from memdesk.core.guard import FLAG_NAMES

@@ -120,6 +120,7 @@ def test_appender_reopening_the_file_loses_nothing(store: Store) -> None:
 
 WRITER = """
 import sys, random
+import memdesk.core.guard  # what the first write loads: "ready" means ready to write
 from memdesk.core.entry import Entry
 from memdesk.core.store import Store
 store = Store.open(sys.argv[1])

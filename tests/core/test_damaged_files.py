@@ -55,3 +55,21 @@ def test_malformed_journal_lines_are_skipped_and_counted(store: Store) -> None:
     reopened = Store.open(store.root)
     assert [r.op for r in reopened.history(entry.id)] == ["add", "approve"]
     assert reopened.journal.skipped_lines == [2]
+
+
+def test_entry_file_problems_are_the_entry_part_of_problems(store: Store) -> None:
+    """What the desk counts at start-up: damaged entry files, without the journal scan
+    (a forged id in the journal is listed by `problems` only)."""
+    good = store.add(Entry(summary="a good entry"))
+    d = store.entries_dir
+    (d / "broken.toml").write_text('id = "broken"\nsummary = "unterminated\n')
+    path = d / f"{good.id}.toml"
+    text = path.read_text("utf-8")
+    path.write_text(f"<<<<<<< HEAD\n{text}=======\n{text}>>>>>>> theirs\n", "utf-8")
+    with store.journal.path.open("a", encoding="utf-8") as journal:
+        journal.write('{"op": "add", "entry_id": "../escape", "actor": "x", "group": "g"}\n')
+    every = store.problems
+    entry_part = store.entry_file_problems()
+    assert {p.kind for p in entry_part} == {"invalid", "conflict-markers"}
+    assert [p for p in every if p.path.startswith(".memdesk/entries/")] == entry_part
+    assert len(every) > len(entry_part)

@@ -25,7 +25,7 @@ class SlowIndex(Services):
         super().__init__(store, load_model=True, today=lambda: TODAY)
         self.release = threading.Event()
 
-    def build_search(self, progress=None, stage=None) -> Any:  # type: ignore[no-untyped-def]
+    def build_search(self, progress=None, stage=None, cancelled=None) -> Any:  # type: ignore[no-untyped-def]
         stage("indexing entries…")
         progress(1, 4)
         assert self.release.wait(10)
@@ -38,7 +38,7 @@ class BrokenIndex(Services):
     def __init__(self, store: Store) -> None:
         super().__init__(store, load_model=True, today=lambda: TODAY)
 
-    def build_search(self, progress=None, stage=None) -> Any:  # type: ignore[no-untyped-def]
+    def build_search(self, progress=None, stage=None, cancelled=None) -> Any:  # type: ignore[no-untyped-def]
         raise RuntimeError("the model file is damaged: onnx graph is truncated")
 
 
