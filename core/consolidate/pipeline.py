@@ -18,10 +18,10 @@ from memdesk.core.consolidate.phases import (
     gather,
     orient,
     prune,
-    similarity_for,
 )
 from memdesk.core.consolidate.plan import Plan, Proposal
 from memdesk.core.consolidate.settings import ConsolidationSettings, consolidation_settings
+from memdesk.core.consolidate.similarity import similarity_for
 from memdesk.core.consolidate.state import load_state
 from memdesk.core.consolidate.triggers import should_consolidate
 from memdesk.core.entry import Entry, now
