@@ -210,9 +210,15 @@ class Settings:
 def parse_settings(data: Mapping[str, Any], *, path: Path | None = None) -> Settings:
     if not isinstance(data, Mapping):
         raise SettingsError("(file)", f"must be a TOML table, got {type(data).__name__}")
+    parsed: dict[str, Any] = {}
+    if set(data) <= {"context"}:
+        # Only [context] (the file `init` writes): the loop below would parse just that
+        # table, so skip loading every component's parser; `memdesk context`, the
+        # agents' SessionStart hook, stays light (tests/cli/test_cli_light_start.py).
+        parsed["context"] = parse_context(data.get("context", {}))
+        return Settings(raw=dict(data), parsed=parsed, path=path)
     from memdesk.core.settings import SECTIONS  # the one list of tables (it imports us)
 
-    parsed: dict[str, Any] = {}
     for name, parser in SECTIONS.items():
         if name in data or name == "context":
             try:
