@@ -36,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memdesk.core.store import Store
-from tui_bench import make_store
+from tui_bench import cached_store
 
 GOAL_MS = 300
 
@@ -102,14 +102,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="memdesk-context-bench-"))
     try:
         big = tmp / "big"
-        cached = args.cache / f"store-{args.entries}" if args.cache else None
-        if cached is not None and cached.is_dir():
-            shutil.copytree(cached, big)
-        else:
-            big.mkdir()
-            make_store(big, args.entries)
-            if cached is not None:
-                shutil.copytree(big, cached)
+        cached_store(big, args.entries, args.cache)
         empty = tmp / "empty"
         Store.init(empty)
         verb = ["context", "--budget", str(args.budget)]

@@ -57,6 +57,19 @@ def locomo_turns() -> list[tuple[str, str]]:
     return turns
 
 
+def cached_store(root: Path, n: int, cache: Path | None) -> None:
+    """A store of `n` entries at `root`: copied from `cache` when one was kept there,
+    else made (and kept there when a cache folder is given)."""
+    cached = cache / f"store-{n}" if cache else None
+    if cached is not None and cached.is_dir():
+        shutil.copytree(cached, root)
+        return
+    root.mkdir()
+    make_store(root, n)
+    if cached is not None:
+        shutil.copytree(root, cached)
+
+
 def make_store(root: Path, n: int) -> Store:
     store = Store.init(root)
     turns = locomo_turns() or [("synthetic", "the build uses cargo nextest")]
@@ -265,14 +278,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="memdesk-tui-bench-"))
     t0 = time.perf_counter()
     big = tmp / "big"
-    cached = args.cache / f"store-{args.entries}" if args.cache else None
-    if cached is not None and cached.is_dir():
-        shutil.copytree(cached, big)
-    else:
-        big.mkdir()
-        make_store(big, args.entries)
-        if cached is not None:
-            shutil.copytree(big, cached)
+    cached_store(big, args.entries, args.cache)
     print(
         f"store of {args.entries} entries ready in {time.perf_counter() - t0:.1f}s", file=sys.stderr
     )
