@@ -27,6 +27,7 @@ from memdesk.core.consolidate.session_cache import SessionMemoryCache, SessionSu
 from memdesk.core.consolidate.settings import ConsolidationSettings
 from memdesk.core.consolidate.similarity import (
     Similarity,
+    holds_pool,
     pair_thresholds,
     pool_vectors,
 )
@@ -215,8 +216,7 @@ def consolidate(
     if hasattr(sim.embedder, "fit"):  # lexical: IDF over what is being compared
         sim.embedder.fit([e.search_text() for e in [*pool, *new_entries]])
     matrix = pool_vectors(pool, sim) if len(pool) >= 1 else None
-    stored = bool(sim.vectors) and all(e.id in sim.vectors for e in pool)  # as pool_vectors
-    thresholds = pair_thresholds(settings, sim, stored)
+    thresholds = pair_thresholds(settings, sim, holds_pool(pool, sim))
     near_candidates = None
     if isinstance(sim.embedder, LexicalEmbedder):
         near_candidates = shared_feature_pairs([e.search_text() for e in pool])

@@ -54,8 +54,13 @@ def similarity_for(services: Any, settings: ConsolidationSettings) -> Similarity
     return Similarity(LexicalEmbedder(), None, source="lexical")
 
 
+def holds_pool(pool: Sequence[Entry], sim: Similarity) -> bool:
+    """Whether the stored vectors cover the whole pool (else it is embedded here)."""
+    return bool(sim.vectors) and all(e.id in sim.vectors for e in pool)
+
+
 def pool_vectors(pool: Sequence[Entry], sim: Similarity) -> np.ndarray:
-    if sim.vectors and all(e.id in sim.vectors for e in pool):
+    if sim.vectors is not None and holds_pool(pool, sim):
         stack = getattr(sim.vectors, "stack", None)  # SearchService.vectors(): one copy
         if callable(stack):
             return stack([e.id for e in pool])
@@ -85,4 +90,4 @@ def pair_thresholds(
     return dataclasses.replace(row, **{k: v for k, v in overrides.items() if v is not None})
 
 
-__all__ = ["Similarity", "pair_thresholds", "pool_vectors", "similarity_for"]
+__all__ = ["Similarity", "holds_pool", "pair_thresholds", "pool_vectors", "similarity_for"]
