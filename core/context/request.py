@@ -8,6 +8,7 @@ search when the index can open (the assembler's lexical score otherwise).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
@@ -41,10 +42,12 @@ def assemble_for_store(
     format: str | None = None,
     search: SearchFn | None = None,
     metadata: bool | None = None,
+    today: dt.date | None = None,
 ) -> Assembly:
     """Assemble the memory block for `store` as settings and the arguments say.
 
     `search` ranks a query (see `hybrid_scorer`); None means lexical relevance.
+    `today` (default: the local date) is the day scores decay to.
     Raises ContextRequestError for bad arguments or settings."""
     try:
         settings = load_settings(store.root)
@@ -73,6 +76,7 @@ def assemble_for_store(
             search=search if query else None,
             format=format,
             metadata=metadata,
+            today=today,
         )
     except ValueError as exc:
         raise ContextRequestError(str(exc)) from exc
