@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Protocol
 
 from memdesk.core.context.assembler import Assembly, SearchFn, assemble
+from memdesk.core.context.kept_weights import WEIGHTS_NAME, KeptWeights
 from memdesk.core.context.settings import SettingsError, load_settings
+from memdesk.core.context.weigh import Weight, weigh
 from memdesk.core.entry import SCOPES, Entry
 
 
@@ -43,11 +45,14 @@ def assemble_for_store(
     search: SearchFn | None = None,
     metadata: bool | None = None,
     today: dt.date | None = None,
+    keep_weights: bool = False,
 ) -> Assembly:
     """Assemble the memory block for `store` as settings and the arguments say.
 
     `search` ranks a query (see `hybrid_scorer`); None means lexical relevance.
-    `today` (default: the local date) is the day scores decay to.
+    `today` (default: the local date) is the day scores decay to. `keep_weights`: read
+    and keep what each entry's text weighs in the store's index (kept_weights.py), for
+    a new process on a big store (a long-lived one has them in memory already).
     Raises ContextRequestError for bad arguments or settings."""
     try:
         settings = load_settings(store.root)
@@ -63,8 +68,13 @@ def assemble_for_store(
     bad = [s for s in scope_list or [] if s not in SCOPES]
     if bad:
         raise ContextRequestError(f"unknown scope {bad[0]!r}; allowed: {', '.join(SCOPES)}")
+    weights: Callable[[Entry], Weight] = weigh
+    kept: KeptWeights | None = None
+    if keep_weights:
+        kept = KeptWeights(Path(store.root) / ".memdesk" / "index" / WEIGHTS_NAME)
+        weights = kept
     try:
-        return assemble(
+        result = assemble(
             store.entries(),
             purpose=purpose,
             query=query,
@@ -77,9 +87,13 @@ def assemble_for_store(
             format=format,
             metadata=metadata,
             today=today,
+            weights=weights,
         )
     except ValueError as exc:
         raise ContextRequestError(str(exc)) from exc
+    if kept is not None:
+        kept.save()
+    return result
 
 
 def hybrid_scorer(

@@ -226,6 +226,9 @@ def _encode_snapshot(records: dict[str, tuple[FileKey, list[Any]]]) -> bytes:
     return json.dumps(header).encode("utf-8") + b"\n" + payload
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _decode_snapshot(raw: bytes) -> dict[str, tuple[FileKey, list[Any]]] | None:
     """The records of a snapshot file; None when any part of it is not as written.
     Field values are checked when an entry is recalled (most never are in a run)."""
@@ -242,14 +245,19 @@ def _decode_snapshot(raw: bytes) -> dict[str, tuple[FileKey, list[Any]]] | None:
         or header.get("blake2b") != hashlib.blake2b(payload, digest_size=16).hexdigest()
     ):
         return None
-    lines = payload.split(b"\n") if payload else []
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = text.split("\n") if text else []
     if len(lines) != header.get("count"):
         return None
     records: dict[str, tuple[FileKey, list[Any]]] = {}
     width = 5 + len(_FIELDS)
+    decode = _DECODER.decode  # on text: json.loads would sniff each line's encoding
     for line in lines:
         try:
-            row = json.loads(line)
+            row = decode(line)
         except (ValueError, RecursionError):
             continue  # not what this module writes: that file is parsed instead
         if type(row) is not list or len(row) != width:
