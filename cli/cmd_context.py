@@ -155,7 +155,7 @@ def _assemble_output(
             search=search,
             metadata=args.metadata,
             today=today,
-            keep_weights=True,
+            keep_derived=True,
         )
     except ContextRequestError as exc:
         raise UserError(str(exc)) from exc

@@ -9,8 +9,9 @@ kept in `.memdesk/index/context-weights.json` (derived, ignored by git with the 
 - a text whose digest is not in the file is weighed as before (and kept next time);
 - the file names the stat of `weigh.py` it was made with: new or edited weighing code
   ignores it whole, and so does a file that is damaged or not in this shape;
-- it is rewritten (best effort, atomically) only when the run weighed texts it did not
-  hold, and only for a store of at least `MIN_ENTRIES` entries; texts of deleted
+- it is used only for a store of at least `MIN_ENTRIES` entries (`assemble_for_store`)
+  and rewritten (best effort, atomically) only when the run weighed texts it did not
+  hold; texts of deleted
   entries are dropped once they outnumber the live ones. A read-only store or a full
   disk just weighs again.
 """
@@ -97,7 +98,7 @@ class KeptWeights:
 
     def save(self) -> bool:
         """Rewrite the file when this run weighed new texts (best effort)."""
-        if not self.new or len(self._seen) < MIN_ENTRIES or not self._stamp:
+        if not self.new or not self._stamp:
             return False
         # Texts weighed before but not this run (entries another request's scope or
         # status rules left out) stay, unless they outnumber this run's: deleted ones.

@@ -48,7 +48,7 @@ def weights_file(store: Store) -> Path:
 
 
 def block(store: Store, keep: bool, **options: object) -> tuple[str, list[str]]:
-    result = assemble_for_store(store, today=TODAY, keep_weights=keep, **options)  # type: ignore[arg-type]
+    result = assemble_for_store(store, today=TODAY, keep_derived=keep, **options)  # type: ignore[arg-type]
     return result.text, [i.reason for i in result.included]
 
 
