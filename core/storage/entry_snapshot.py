@@ -312,8 +312,9 @@ def _entry_from_values(values: list[Any]) -> Entry:
         flags, source,
     ) = values  # fmt: skip
     origin, session_id, timestamp, files, commands, locator, role, excerpt = source
-    _texts(entry_id, summary, superseded_by, origin, session_id, timestamp, locator, role)
-    _texts(excerpt)
+    # str.join checks every item in C: TypeError for anything that is not text.
+    "".join((entry_id, summary, superseded_by, origin, session_id, timestamp, locator, role))
+    "".join((excerpt,))
     if (
         not entry_id
         or not summary
@@ -326,11 +327,12 @@ def _entry_from_values(values: list[Any]) -> Entry:
         or type(flags) is not dict
     ):
         raise ValueError("not an entry record")
-    _texts(*flags, *flags.values())
+    "".join(flags)
+    "".join(flags.values())
     for items in (facts, section, tags, related, supersedes, files, commands):
         if type(items) is not list:
             raise TypeError("not a list")
-        _texts(*items)
+        "".join(items)
     return Entry(
         summary=summary,
         kind=kind,
@@ -361,12 +363,6 @@ def _entry_from_values(values: list[Any]) -> Entry:
         updated=_aware(updated),
         last_access=None if last_access is None else _aware(last_access),
     )
-
-
-def _texts(*values: Any) -> None:
-    for value in values:
-        if type(value) is not str:
-            raise TypeError("not text")
 
 
 def _aware(text: str) -> dt.datetime:
