@@ -406,6 +406,9 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
     problems = store.problems
     conflicts = store.open_conflicts()
     settings = store.settings_problem()
+    # A file that is TOML may still hold a wrong value or an unknown table: each such
+    # table is named here too (the verb that needs it stops with the same line).
+    tables = [] if settings else _settings_table_problems(ctx.dir)
     memory_md = store.memory_file.conflict_problem()
     store.journal.records()  # a full read finds the lines that are not records
     if args.json:
@@ -415,11 +418,12 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
                 "conflicts": [c.to_json() for c in conflicts],
                 "journal_skipped_lines": store.journal.skipped_lines,
                 "settings": settings,
+                "settings_tables": tables,
                 "memory_md": memory_md,
             }
         )
         return 0
-    for line in (settings, memory_md):
+    for line in (settings, *tables, memory_md):
         if line:
             print(line)
     for line in store.journal.skipped_lines:
@@ -428,9 +432,18 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
         print(problem)
     for conflict in conflicts:
         print(f"conflict ({conflict.kind}): {conflict.entry_id}: {', '.join(conflict.field_names)}")
-    if not (problems or conflicts or settings or memory_md or store.journal.skipped_lines):
+    if not (
+        problems or conflicts or settings or tables or memory_md or store.journal.skipped_lines
+    ):
         print("no problems")
     return 0
+
+
+def _settings_table_problems(root: Path) -> list[str]:
+    """One line per table of settings.toml that holds its defaults because it is wrong."""
+    from memdesk.core.settings import load  # every component's parser: only when asked
+
+    return list(load(root).problems)
 
 
 def dump(data: Any) -> str:
