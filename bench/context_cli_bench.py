@@ -8,10 +8,14 @@ subprocess, and the baselines are measured in the same run on the same machine:
 - python start: `python -c pass` (the floor no verb can beat)
 - context, empty store: `memdesk context --budget 1500` on a store with no entries
   (start-up and imports, nothing to read)
-- context, N entries: the same on the generated store, first after the derived
-  snapshot is deleted (every entry file parsed), then warm (snapshot valid)
+- context, N entries: the same on the generated store, first with nothing derived
+  (the entry snapshot, the kept weights and the kept block deleted before each run:
+  every entry file parsed), then warm (the block kept by the run before is printed)
+- context, N entries, block not kept: the kept block deleted before each run (the
+  snapshot and the kept weights valid): what a run after any change to the store costs
 - context, N entries, one entry changed: an entry file rewritten behind the snapshot's
-  back before each run (its size and mtime no longer match: that file is read again)
+  back before each run (its size and mtime no longer match: that file is read again,
+  and the kept block no longer holds)
 
 The store is the one bench/tui_bench.py generates (LoCoMo turns, 2% candidates). The
 machine's load average is printed beside the table: on a shared box wall times grow
@@ -86,10 +90,14 @@ def stats(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, p95 * 1000
 
 
-def snapshot_files(root: Path) -> list[Path]:
-    """Derived caches of the entry files (whatever their name): deleted for a cold run."""
+def derived_files(root: Path, *patterns: str) -> list[Path]:
+    """Derived files of `memdesk context` in index/ (whatever their name)."""
     index = root / ".memdesk" / "index"
-    return [p for p in index.glob("entry-snapshot*")] if index.is_dir() else []
+    return [p for pattern in patterns for p in index.glob(pattern)] if index.is_dir() else []
+
+
+COLD = ("entry-snapshot*", "context-*")  # the snapshot, the kept weights and blocks
+BLOCKS = ("context-block-*",)
 
 
 def main() -> int:
@@ -110,7 +118,11 @@ def main() -> int:
         timed_runs([*command, "--dir", str(big), *verb], 1)  # writes .pyc files
 
         def cold() -> None:
-            for path in snapshot_files(big):
+            for path in derived_files(big, *COLD):
+                path.unlink()
+
+        def no_block() -> None:
+            for path in derived_files(big, *BLOCKS):
                 path.unlink()
 
         changed = sorted((big / ".memdesk" / "entries").glob("*.toml"))[3]
@@ -126,8 +138,10 @@ def main() -> int:
                                                          args.rounds)),
             ("context, empty store", timed_runs([*command, "--dir", str(empty), *verb],
                                                 args.rounds)),
-            (f"context, {n} entries, no snapshot", timed_runs(
+            (f"context, {n} entries, nothing derived", timed_runs(
                 [*command, "--dir", str(big), *verb], args.rounds, cold)),
+            (f"context, {n} entries, block not kept", timed_runs(
+                [*command, "--dir", str(big), *verb], args.rounds, no_block)),
             (f"context, {n} entries, warm", timed_runs([*command, "--dir", str(big), *verb],
                                                        args.rounds)),
             (f"context, {n} entries, one file changed", timed_runs(

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.metadata
 import os
 import pkgutil
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -70,7 +68,7 @@ def _bare_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]
         prog="memdesk",
         description="Review, curate and preview the long-term memory AI agents keep.",
     )
-    parser.add_argument("--version", action="version", version=f"memdesk {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument(
         "--dir", default=".", help="working directory holding MEMORY.md and .memdesk/ (default: .)"
     )
@@ -78,7 +76,27 @@ def _bare_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]
     return parser, sub
 
 
+class _VersionAction(argparse.Action):
+    """argparse's `version` action, with the version looked up only when asked for:
+    reading the package metadata costs every other run (the agents' hooks) time."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(
+            option_strings,
+            dest=argparse.SUPPRESS,
+            default=argparse.SUPPRESS,
+            nargs=0,
+            help="show program's version number and exit",
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        sys.stdout.write(f"memdesk {_version()}\n")
+        parser.exit()
+
+
 def _version() -> str:
+    import importlib.metadata
+
     try:
         return importlib.metadata.version("memdesk")
     except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
@@ -133,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the boundary: one line, never a traceback
         print(f"memdesk: {describe_error(exc)}", file=sys.stderr)
         if os.environ.get("MEMDESK_DEBUG"):
+            import traceback
+
             traceback.print_exc()
         return 1
 

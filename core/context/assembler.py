@@ -40,7 +40,7 @@ from memdesk.core.context.records import (
 from memdesk.core.context.render import SECTION_TITLES
 from memdesk.core.context.settings import FORMATS, UNITS, context_settings
 from memdesk.core.context.tokens import TokenCounter, get_counter
-from memdesk.core.context.weigh import weigh
+from memdesk.core.context.weigh import Weight, weigh
 from memdesk.core.entry import STATUSES, Entry
 
 __all__ = [
@@ -149,6 +149,7 @@ def _screen(
     half_life_days: float,
     rank_of_section: dict[str, int],
     purpose: str,
+    weights: Callable[[Entry], Weight] = weigh,
 ) -> tuple[list[Excluded], list[Screened]]:
     """Stage 1, independent of query and budget: who may be injected at all, and the
     query-independent part of each score. Memoised per store version by `assemble`."""
@@ -190,7 +191,7 @@ def _screen(
         if entry.last_access is not None:
             ts = max(ts, entry.last_access.timestamp())
         # score factors: 2^(-age / half-life) x status weight x confidence weight x text
-        weight = weigh(entry)
+        weight = weights(entry)
         static = (
             exp2(min(0.0, ts - now_ts) * per_second)
             * _WEIGHT[entry.status, entry.confidence]
@@ -221,8 +222,12 @@ def assemble(
     counter: TokenCounter | None = None,
     store_version: Hashable | None = None,
     metadata: bool | None = None,
+    weights: Callable[[Entry], Weight] = weigh,
 ) -> Assembly:
     """Assemble the memory block. Unset options come from `settings` ([context] table).
+
+    `weights`: what an entry's text weighs (`weigh`, or the same through kept results:
+    `kept_weights.KeptWeights`; it must give what `weigh` gives).
 
     `metadata`: write each entry's kind, scope, source and time into the block (off by
     default: `context.metadata`). `store_version` (e.g. `Store.version`): when given,
@@ -276,7 +281,7 @@ def assemble(
         )
         prepared = _PREPARED.get(memo_key)
     if prepared is None:
-        prepared = _Prepared(*_screen(entries, *screen_args))
+        prepared = _Prepared(*_screen(entries, *screen_args, weights))
         if store_version is not None:
             if len(_PREPARED) >= _PREPARED_MAX:
                 _PREPARED.pop(next(iter(_PREPARED)))

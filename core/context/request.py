@@ -8,12 +8,17 @@ search when the index can open (the assembler's lexical score otherwise).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
 
+from memdesk.core.context import kept_weights
 from memdesk.core.context.assembler import Assembly, SearchFn, assemble
+from memdesk.core.context.kept_counts import COUNTS_NAME, KeptCounts, kept_counter
+from memdesk.core.context.kept_weights import WEIGHTS_NAME, KeptWeights
 from memdesk.core.context.settings import SettingsError, load_settings
+from memdesk.core.context.weigh import Weight, weigh
 from memdesk.core.entry import SCOPES, Entry
 
 
@@ -41,10 +46,16 @@ def assemble_for_store(
     format: str | None = None,
     search: SearchFn | None = None,
     metadata: bool | None = None,
+    today: dt.date | None = None,
+    keep_derived: bool = False,
 ) -> Assembly:
     """Assemble the memory block for `store` as settings and the arguments say.
 
     `search` ranks a query (see `hybrid_scorer`); None means lexical relevance.
+    `today` (default: the local date) is the day scores decay to. `keep_derived`: read
+    and keep what each entry's text weighs and the token counts of the block's texts in
+    the store's index (kept_weights.py, kept_counts.py), for a new process on a big
+    store (a long-lived one has them in memory already).
     Raises ContextRequestError for bad arguments or settings."""
     try:
         settings = load_settings(store.root)
@@ -60,9 +71,18 @@ def assemble_for_store(
     bad = [s for s in scope_list or [] if s not in SCOPES]
     if bad:
         raise ContextRequestError(f"unknown scope {bad[0]!r}; allowed: {', '.join(SCOPES)}")
+    entries = store.entries()
+    weights: Callable[[Entry], Weight] = weigh
+    kept: KeptWeights | None = None
+    counts: KeptCounts | None = None
+    if keep_derived and len(entries) >= kept_weights.MIN_ENTRIES:
+        index = Path(store.root) / ".memdesk" / "index"
+        weights = kept = KeptWeights(index / WEIGHTS_NAME)
+        context = settings.context
+        counts = kept_counter(index / COUNTS_NAME, unit or context.unit, context.tokenizer)
     try:
-        return assemble(
-            store.entries(),
+        result = assemble(
+            entries,
             purpose=purpose,
             query=query,
             budget=budget,
@@ -73,9 +93,16 @@ def assemble_for_store(
             search=search if query else None,
             format=format,
             metadata=metadata,
+            today=today,
+            weights=weights,
+            counter=counts,
         )
     except ValueError as exc:
         raise ContextRequestError(str(exc)) from exc
+    for derived in (kept, counts):
+        if derived is not None:
+            derived.save()
+    return result
 
 
 def hybrid_scorer(

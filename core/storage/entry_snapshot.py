@@ -226,6 +226,9 @@ def _encode_snapshot(records: dict[str, tuple[FileKey, list[Any]]]) -> bytes:
     return json.dumps(header).encode("utf-8") + b"\n" + payload
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _decode_snapshot(raw: bytes) -> dict[str, tuple[FileKey, list[Any]]] | None:
     """The records of a snapshot file; None when any part of it is not as written.
     Field values are checked when an entry is recalled (most never are in a run)."""
@@ -242,14 +245,19 @@ def _decode_snapshot(raw: bytes) -> dict[str, tuple[FileKey, list[Any]]] | None:
         or header.get("blake2b") != hashlib.blake2b(payload, digest_size=16).hexdigest()
     ):
         return None
-    lines = payload.split(b"\n") if payload else []
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = text.split("\n") if text else []
     if len(lines) != header.get("count"):
         return None
     records: dict[str, tuple[FileKey, list[Any]]] = {}
     width = 5 + len(_FIELDS)
+    decode = _DECODER.decode  # on text: json.loads would sniff each line's encoding
     for line in lines:
         try:
-            row = json.loads(line)
+            row = decode(line)
         except (ValueError, RecursionError):
             continue  # not what this module writes: that file is parsed instead
         if type(row) is not list or len(row) != width:
@@ -304,8 +312,9 @@ def _entry_from_values(values: list[Any]) -> Entry:
         flags, source,
     ) = values  # fmt: skip
     origin, session_id, timestamp, files, commands, locator, role, excerpt = source
-    _texts(entry_id, summary, superseded_by, origin, session_id, timestamp, locator, role)
-    _texts(excerpt)
+    # str.join checks every item in C: TypeError for anything that is not text.
+    "".join((entry_id, summary, superseded_by, origin, session_id, timestamp, locator, role))
+    "".join((excerpt,))
     if (
         not entry_id
         or not summary
@@ -318,11 +327,12 @@ def _entry_from_values(values: list[Any]) -> Entry:
         or type(flags) is not dict
     ):
         raise ValueError("not an entry record")
-    _texts(*flags, *flags.values())
+    "".join(flags)
+    "".join(flags.values())
     for items in (facts, section, tags, related, supersedes, files, commands):
         if type(items) is not list:
             raise TypeError("not a list")
-        _texts(*items)
+        "".join(items)
     return Entry(
         summary=summary,
         kind=kind,
@@ -353,12 +363,6 @@ def _entry_from_values(values: list[Any]) -> Entry:
         updated=_aware(updated),
         last_access=None if last_access is None else _aware(last_access),
     )
-
-
-def _texts(*values: Any) -> None:
-    for value in values:
-        if type(value) is not str:
-            raise TypeError("not text")
 
 
 def _aware(text: str) -> dt.datetime:
