@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from memdesk.core.extract import rejects, scoring
 from memdesk.core.extract import signals as sig
+from memdesk.core.extract.units import units
 
 _KINDS: dict[str, re.Pattern[str]] = {
     "id_path": re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.@+-]+|\b[\w.-]+/[\w.*-]+"),
@@ -36,7 +37,6 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "id_flag": ("-",),
     "id_url": ("://",),
 }
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _BOLD_LABEL = re.compile(r"^\*\*[^*]{1,60}\*\*")
 _FIRST_PERSON = re.compile(r"^(?:i|we|my|our)\b|^我", re.IGNORECASE)
 _IMPERATIVE = re.compile(
@@ -62,7 +62,6 @@ FEATURES: tuple[str, ...] = (
     "block_pair",
     "identifiers",
     *_KINDS,
-    "cjk",
     "directive",
     "reason",
     *[f"sig_{name}" for name in _SIGNALS],
@@ -157,7 +156,7 @@ def features(
     found = sig.signals_of(text, "user")
     count = scoring.identifiers(text)
     cues = scoring.shape(text)
-    words = len(text.split()) + len(_CJK.findall(text)) // 2
+    words = units(text)
     values: dict[str, float] = {
         "bias": 1.0,
         "role_person": float(role == "person"),
@@ -168,7 +167,6 @@ def features(
         "block_group": float(block == "group"),
         "block_pair": float(block == "pair"),
         "identifiers": min(count, 4) / 4,
-        "cjk": float(bool(_CJK.search(text))),
         "directive": float(cues.directive),
         "reason": float(cues.reason),
         "to_person": float(cues.to_person),
