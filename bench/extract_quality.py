@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import unicodedata
@@ -31,7 +32,21 @@ from memdesk.core.extract.readers import read_messages
 from memdesk.core.extract.run import _seed_entry
 from memdesk.core.guard import screen
 
-DEFAULT_DATA = Path("/work/shared/bench-data/bilingual/dev")
+ENV_VAR = "MEMDESK_BILINGUAL_DATA"
+
+
+def default_bilingual() -> Path:
+    """`../shared/bench-data/bilingual/dev` beside the repository (or a worktree's main
+    checkout), or $MEMDESK_BILINGUAL_DATA."""
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    repo = Path(__file__).resolve().parents[1]
+    for base in (repo.parent, repo.parent.parent):
+        candidate = base / "shared" / "bench-data" / "bilingual" / "dev"
+        if candidate.is_dir():
+            return candidate
+    return repo.parent / "shared" / "bench-data" / "bilingual" / "dev"
+
 _DROP = re.compile(r"[\W_]+", re.UNICODE)
 
 
@@ -122,10 +137,11 @@ def evaluate(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=None, help=f"default: ${ENV_VAR} or ../shared")
     parser.add_argument("--threshold", type=float, default=0.5)
     parser.add_argument("--show", action="store_true", help="list misses and extras")
     args = parser.parse_args()
+    args.data = args.data or default_bilingual()
     expected = json.loads((args.data / "expected.json").read_text("utf-8"))
     messages = list(read_messages(args.data / "transcripts.jsonl"))
     users = [m for m in messages if m.role == "user"]

@@ -80,7 +80,8 @@ _STATUS = re.compile(
     r"is now ready|are now ready|now ready for|"
     r"ran clean|is clean|are clean|all pass|verified end-to-end|works end-to-end|"
     r"no (?:errors|offenses|changes needed)|cleaning up|cleaned up|back to the)\b|"
-    r"已通过|已通過|都通过了|都通過了|测试通过|測試通過|跑通了|搞定了|已就绪|已就緒",
+    r"已通过|已通過|都通过了|都通過了|测试通过|測試通過|跑通了|搞定了|已就绪|已就緒|"
+    r"完成了?(?:[：:，,。！]|$)",  # "构建完成：…" (the build is done: …)
     re.IGNORECASE,
 )
 # Asking for something: polite forms are requests whatever they name.

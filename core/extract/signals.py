@@ -85,7 +85,7 @@ HEDGE = re.compile(
     r"^\s*(?:maybe|perhaps|probably|possibly|i think|i guess|i suspect|i assume|it might|"
     r"might be|not sure|could be)\b|^\s*(?:可能|也许|大概|或许|应该是|我觉得可能|我猜|不确定是否)|"
     # "I think …" opens an opinion in both languages
-    r"^\s*我(?:也|还是|還是)?(?:觉得|覺得|认为|認為|感觉|感覺)|"
+    r"^\s*(?:[嗯哦噢啊呃][，,、\s]*)?我(?:也|还是|還是)?(?:觉得|覺得|认为|認為|感觉|感覺)|"
     r"\b(?:i'm not sure|i am not sure|my guess is)\b|(?:猜测|推测)(?:是|可能)",
     re.IGNORECASE,
 )
