@@ -47,6 +47,7 @@ def default_bilingual() -> Path:
             return candidate
     return repo.parent / "shared" / "bench-data" / "bilingual" / "dev"
 
+
 _DROP = re.compile(r"[\W_]+", re.UNICODE)
 
 

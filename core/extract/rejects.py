@@ -88,7 +88,7 @@ _STATUS = re.compile(
 # Chinese joins clauses with "，" where English starts a new sentence ("CI 又挂了，帮我查一下"
 # is "CI broke again. Can you check?"), so a Chinese ask may open any clause.
 _ASK = re.compile(
-    r"^(?:please\s+)?(?:can|could|would|will) you\b|^please\b|^pls\b|^help me\b|"
+    r"(?:^|[,;!]\s+)(?:please\s+)?(?:can|could|would|will) you\b|^please\b|^pls\b|^help me\b|"
     r"(?:^|[，；：]\s*)(?:也|那|再|还|還|另外|順便|顺便)?\s*(?:帮我|幫我|帮忙|幫忙|请帮|請幫|请你帮|請你幫|"
     r"麻烦|麻煩|能不能|能否|可不可以|可以帮|可以幫)|"
     r"(?:^|[，；：]\s*)(?:你|您)(?:先|再|来|來)?(?:看|查|改|写|寫|跑|试|試|删|刪|起|弄|修|做|处理|處理)|"

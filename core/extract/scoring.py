@@ -76,7 +76,7 @@ REASON = re.compile(
 )
 TO_PERSON = re.compile(
     r"^(?:you|your)\b|\byou(?:['’]ll| will| can| could| need| should| may| might)\b|\byour\b|"
-    r"\bif you\b|\bwhen you\b|你可以|您可以|你的|您的|你需要|您需要|你要|给你|給你|"
+    r"\bif you\b|\bwhen you\b|\b(?:consider|please)\b|你可以|您可以|你的|您的|你需要|您需要|你要|给你|給你|"
     r"^(?:我)?(?:建议|建議)|"  # "I suggest …": advice to the person, like "you should"
     r"(?:^|[，；]\s*)可以(?:在|把|用|先|直接|考虑|考慮)",  # "(you) can …", subject dropped
     re.IGNORECASE,

@@ -72,9 +72,7 @@ def pairs(
         first, second = sentences[index], sentences[index + 1]
         if first.block in _NOT_JOINED_BLOCKS or second.block in _NOT_JOINED_BLOCKS:
             continue
-        if not (
-            joinable(reasons[index], first.text) and joinable(reasons[index + 1], second.text)
-        ):
+        if not (joinable(reasons[index], first.text) and joinable(reasons[index + 1], second.text)):
             continue
         if reasons[index] == reasons[index + 1] == "fragment":
             continue  # two half sentences are still not a statement
