@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from memdesk.core.extract.features import FEATURES, features
 from memdesk.core.extract.heuristic import extract_candidates
 from memdesk.core.extract.readers import read_messages
@@ -123,7 +122,10 @@ def test_chinese_remarks_are_not_kept_and_the_facts_around_them_are(tmp_path: Pa
         [
             ("user", "lantern 的 CI 又挂了，看着像 token 过期了，帮我查一下"),
             ("assistant", "我看一下本地是怎么配的。"),
-            ("user", "嗯我也觉得不对劲。CI 用的 token 统一放在组织级 secrets 里，名字叫 TIDAL_CI_TOKEN"),
+            (
+                "user",
+                "嗯我也觉得不对劲。CI 用的 token 统一放在组织级 secrets 里，名字叫 TIDAL_CI_TOKEN",
+            ),
             ("assistant", "已修改 .github/workflows/web.yml，重新跑了一次，install 通过。"),
             ("user", "以后 kestrel 仓库统一用 SSH remote, never put a token in the remote URL"),
             ("assistant", "好的。"),
