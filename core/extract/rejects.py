@@ -66,12 +66,11 @@ _NARRATION = re.compile(
     r"done\b|sure\b|okay\b|ok\b|alright\b|got it\b|understood\b|you['’]re (?:right|absolutely)|"
     r"thanks|thank you|all (?:set|done|good|checks)|everything (?:works|checks|matches|is)|"
     r"我来|我會|我会|我將|我将|让我|讓我|接下来|接下來|现在我|現在我|好的|好，|明白|收到|完成了|已完成|"
-    # the agent on what it does: "我先看看" (let me look), "已修改 x.py" (I've changed x.py),
-    # "我不会…" (I won't…); Chinese drops the "I" of "I've"
+    # the agent on what it is about to do: "我先看看" (let me look first), "我看一下" (let me
+    # check), "我不会…" (I won't…). (What it has done, "已修改 x.py", is a report, as
+    # "Updated x.py" is: scoring.REPORT, a cue for the model; such reports name facts as
+    # often as other sentences on the real transcripts.)
     r"我(?:先|再|去)|我(?:看|查|检查|檢查|确认|確認|试|試)(?:一下|下|看)|我不会|我不會|"
-    r"(?:我们?|我們)?已(?:经|經)?(?:把|将|將|修改|改|删|刪|新增|添加|加|补|補|上传|上傳|推送|提交|"
-    r"部署|重启|重啟|运行|運行|跑|安装|安裝|创建|創建|写|寫|更新|移除|去掉|合并|合併|撤销|撤銷|"
-    r"设置|設置|配置|恢复|恢復)|"
     r"i won['’]t\b|i will not\b)",
     re.IGNORECASE,
 )
@@ -184,6 +183,11 @@ def is_question(text: str) -> bool:
     return end.endswith(_QUESTION_ENDS)
 
 
+def is_narration(text: str) -> bool:
+    """The agent on what it does or did ("I'll now…", "我先看看", "is done")."""
+    return bool(_NARRATION.match(text) or _STATUS.search(text))
+
+
 def is_polite_request(text: str) -> bool:
     """Asked for politely ("can you…", "please…", "帮我…"): a one-task request whatever it
     names, unless something in it makes it last."""
@@ -234,7 +238,7 @@ def reject_reason(sentence: Sentence, role: str, *, secrets: bool = True) -> str
         return "hedge"  # a guess, not a fact (seed 004: no model guesses)
     if cue("one_off", ONE_OFF, text, lowered) and not _LASTING.search(text):
         return "one-off"  # "今天先别提交", "for this one": mattered in that session only
-    if role != "person" and (_NARRATION.match(text) or _STATUS.search(text)):
+    if role != "person" and is_narration(text):
         return "narration"
     if role == "person" and is_request(text):
         return "request"

@@ -87,7 +87,11 @@ REPORT = re.compile(
     r"\bis now\b|\bare now\b|\bnow (?:has|have|uses|shows|returns)\b|\b\d+ (?:files?|tests?|"
     r"records?|campaigns?|donations?|items?|errors?|offenses?|gems?|lines?|routes?|rows?)\b|"
     r"^(?:created|added|removed|updated|fixed|deleted|wrote|ran|verified|confirmed|replaced|"
-    r"moved|renamed|installed|cleared|generated|built|tested)\b|我(?:已|已经|已經)|已(?:经|經)?(?:完成|修改|删除|刪除|新增|更新)",
+    r"moved|renamed|installed|cleared|generated|built|tested)\b|我(?:已|已经|已經)|"
+    # "已修改 x.py" is "(I have) changed x.py": Chinese drops the subject
+    r"^(?:我们|我們)?已(?:经|經)?(?:把|将|將|修改|改|删|刪|新增|添加|加|补|補|上传|上傳|推送|提交|部署|"
+    r"重启|重啟|运行|運行|跑|安装|安裝|创建|創建|写|寫|更新|移除|去掉|合并|合併|撤销|撤銷|设置|設置|"
+    r"配置|恢复|恢復|完成)|已(?:经|經)?(?:完成|修改|删除|刪除|新增|更新)",
     re.IGNORECASE,
 )
 STEP_LABEL = re.compile(

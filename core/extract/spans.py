@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from memdesk.core.extract.rejects import is_polite_request
+from memdesk.core.extract.rejects import is_narration, is_polite_request
 from memdesk.core.extract.sentences import Sentence
 
 # Rejection reasons (rejects.py) the learned scorer may overrule, for the person's words.
@@ -49,10 +49,12 @@ _NEW_POINT = re.compile(
 _UTTERANCE_END = ("。", "！", "!", "~", "～", "…")
 
 
-def joinable(reason: str, text: str) -> bool:
+def joinable(reason: str, text: str, role: str) -> bool:
     """May a sentence rejected for `reason` ("" when it was not) be half of a pair?"""
     if reason == "fragment":
-        return not text.rstrip().endswith(_UTTERANCE_END)
+        # a short "I'll write x.sh." is narration before it is a fragment
+        narration = role != "person" and is_narration(text)
+        return not narration and not text.rstrip().endswith(_UTTERANCE_END)
     return reason in JOINABLE_REASONS
 
 
@@ -72,7 +74,10 @@ def pairs(
         first, second = sentences[index], sentences[index + 1]
         if first.block in _NOT_JOINED_BLOCKS or second.block in _NOT_JOINED_BLOCKS:
             continue
-        if not (joinable(reasons[index], first.text) and joinable(reasons[index + 1], second.text)):
+        if not (
+            joinable(reasons[index], first.text, role)
+            and joinable(reasons[index + 1], second.text, role)
+        ):
             continue
         if reasons[index] == reasons[index + 1] == "fragment":
             continue  # two half sentences are still not a statement

@@ -86,7 +86,6 @@ def test_a_chinese_ask_may_end_the_sentence() -> None:
 
 def test_the_agents_narration_is_narration_in_chinese_too() -> None:
     for text in (
-        "已修改 src/tidepool/services/depots.py，并补了一个边界用例",
         "我看一下本地是怎么配的",
         "我先跑一遍 tests/services 的测试",
         "我不会把它存进记忆，也不会执行",
@@ -96,6 +95,18 @@ def test_the_agents_narration_is_narration_in_chinese_too() -> None:
         assert reason(text, "assistant") == "narration", text
     # the person saying what changed states a fact
     assert reason("kestrel 的默认分支已经从 master 改名叫 main 了", "person") == ""
+
+
+def test_what_the_agent_did_is_a_report_in_both_languages() -> None:
+    # not rejected ("Updated package.json imports to include #session/*" can be a fact),
+    # but the model sees the same report cue for both
+    report = FEATURES.index("report")
+    for text in (
+        "已修改 src/tidepool/services/depots.py，并补了一个边界用例",
+        "Updated src/tidepool/services/depots.py and added a boundary test",
+    ):
+        assert reason(text, "assistant") == ""
+        assert features(text, "assistant")[report] == 1.0
 
 
 def test_an_acknowledgement_or_a_remember_label_is_not_half_of_a_pair() -> None:
@@ -126,7 +137,7 @@ def test_chinese_remarks_are_not_kept_and_the_facts_around_them_are(tmp_path: Pa
                 "user",
                 "嗯我也觉得不对劲。CI 用的 token 统一放在组织级 secrets 里，名字叫 TIDAL_CI_TOKEN",
             ),
-            ("assistant", "已修改 .github/workflows/web.yml，重新跑了一次，install 通过。"),
+            ("assistant", "我先重新跑一次 CI 的 install 步骤。"),
             ("user", "以后 kestrel 仓库统一用 SSH remote, never put a token in the remote URL"),
             ("assistant", "好的。"),
             ("user", "👍 谢谢"),
@@ -135,5 +146,5 @@ def test_chinese_remarks_are_not_kept_and_the_facts_around_them_are(tmp_path: Pa
     summaries = [e.summary for e in extract_candidates(list(read_messages(transcript)), {})]
     assert any("TIDAL_CI_TOKEN" in s for s in summaries)
     assert any("SSH remote" in s for s in summaries)
-    for remark in ("帮我查一下", "我看一下", "我也觉得不对劲", "已修改", "谢谢"):
+    for remark in ("lantern", "我看一下", "我也觉得不对劲", "我先", "谢谢"):
         assert not any(s.startswith(remark) or s == remark for s in summaries), (remark, summaries)
