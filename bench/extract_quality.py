@@ -2,8 +2,8 @@
 
     python bench/extract_quality.py [--data DIR] [--threshold 0.5] [--show]
 
-Compares seed 000's `default_extract` (the baseline) with `extract_candidates`, both
-followed by the do-not-write guard (what would be stored).
+Compares the cue-line extractor (`use = "cue-lines"`, the baseline) with
+`extract_candidates`, both followed by the do-not-write guard (what would be stored).
 
 Matching rule: both texts are normalised (NFKC, casefold, punctuation and whitespace
 removed); their similarity is the Dice coefficient of character bigrams (works for
@@ -27,9 +27,10 @@ from collections import Counter
 from pathlib import Path
 
 from memdesk.core.entry import Entry
-from memdesk.core.extract.heuristic import default_extract, extract_candidates
+from memdesk.core.extract.heuristic import extract_candidates
 from memdesk.core.extract.readers import read_messages
-from memdesk.core.extract.run import _seed_entry
+from memdesk.core.extract.run import run_extractor
+from memdesk.core.extract.settings import ExtractorSettings
 from memdesk.core.guard import screen
 
 ENV_VAR = "MEMDESK_BILINGUAL_DATA"
@@ -145,10 +146,9 @@ def main() -> int:
     args.data = args.data or default_bilingual()
     expected = json.loads((args.data / "expected.json").read_text("utf-8"))
     messages = list(read_messages(args.data / "transcripts.jsonl"))
-    users = [m for m in messages if m.role == "user"]
-    seed = [_seed_entry(f, users) for f in default_extract(messages, {})]
+    seed = run_extractor(messages, ExtractorSettings(use="cue-lines")).candidates
     rows = [
-        evaluate("seed000 (baseline)", seed, expected, args.threshold, args.show),
+        evaluate("cue lines (baseline)", seed, expected, args.threshold, args.show),
         evaluate(
             "heuristic", extract_candidates(messages, {}), expected, args.threshold, args.show
         ),
