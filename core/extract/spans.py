@@ -6,8 +6,11 @@ the backend folder"), a lead-in and its point, a question and the fact it assume
 two neighbouring sentences of one message (of the person, or of an assistant turn the
 person agreed to) are also offered as one candidate, a *pair*, when each of them is a
 statement or a form the model may weigh (see below) and together they stay short. A
-bold run-in label ("**Backward compatibility**") starts a new point: it is not joined to
-what precedes it. (Sentences keep which block they sit in, `Sentence.part`; joining only
+bold run-in label ("**Backward compatibility**") or an explicit cue and its colon
+("remember:", "记住：") starts a new point: it is not joined to what precedes it. A whole
+short utterance ("Great!", "修吧。", "那算了。") and the agent's short narration ("I'll
+write x.sh.") are not halves of a pair: they add a remark, not a fact, to their
+neighbour. (Sentences keep which block they sit in, `Sentence.part`; joining only
 within one paragraph or list item lost more facts than it saved, measured on the dev
 set: facts are often a lead-in and its list, or two list items.) A pair that holds a kept sentence collapses
 with it into one candidate (collapse.py: a quoted copy), the better scored one kept.
