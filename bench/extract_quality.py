@@ -2,8 +2,8 @@
 
     python bench/extract_quality.py [--data DIR] [--threshold 0.5] [--show]
 
-Compares seed 000's `default_extract` (the baseline) with `extract_candidates`, both
-followed by the do-not-write guard (what would be stored).
+Compares the cue-line extractor (`use = "cue-lines"`, the baseline) with
+`extract_candidates`, both followed by the do-not-write guard (what would be stored).
 
 Matching rule: both texts are normalised (NFKC, casefold, punctuation and whitespace
 removed); their similarity is the Dice coefficient of character bigrams (works for
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import unicodedata
@@ -26,12 +27,28 @@ from collections import Counter
 from pathlib import Path
 
 from memdesk.core.entry import Entry
-from memdesk.core.extract.heuristic import default_extract, extract_candidates
+from memdesk.core.extract.heuristic import extract_candidates
 from memdesk.core.extract.readers import read_messages
-from memdesk.core.extract.run import _seed_entry
+from memdesk.core.extract.run import run_extractor
+from memdesk.core.extract.settings import ExtractorSettings
 from memdesk.core.guard import screen
 
-DEFAULT_DATA = Path("/work/shared/bench-data/bilingual/dev")
+ENV_VAR = "MEMDESK_BILINGUAL_DATA"
+
+
+def default_bilingual() -> Path:
+    """`../shared/bench-data/bilingual/dev` beside the repository (or a worktree's main
+    checkout), or $MEMDESK_BILINGUAL_DATA."""
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    repo = Path(__file__).resolve().parents[1]
+    for base in (repo.parent, repo.parent.parent):
+        candidate = base / "shared" / "bench-data" / "bilingual" / "dev"
+        if candidate.is_dir():
+            return candidate
+    return repo.parent / "shared" / "bench-data" / "bilingual" / "dev"
+
+
 _DROP = re.compile(r"[\W_]+", re.UNICODE)
 
 
@@ -122,16 +139,16 @@ def evaluate(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=None, help=f"default: ${ENV_VAR} or ../shared")
     parser.add_argument("--threshold", type=float, default=0.5)
     parser.add_argument("--show", action="store_true", help="list misses and extras")
     args = parser.parse_args()
+    args.data = args.data or default_bilingual()
     expected = json.loads((args.data / "expected.json").read_text("utf-8"))
     messages = list(read_messages(args.data / "transcripts.jsonl"))
-    users = [m for m in messages if m.role == "user"]
-    seed = [_seed_entry(f, users) for f in default_extract(messages, {})]
+    seed = run_extractor(messages, ExtractorSettings(use="cue-lines")).candidates
     rows = [
-        evaluate("seed000 (baseline)", seed, expected, args.threshold, args.show),
+        evaluate("cue lines (baseline)", seed, expected, args.threshold, args.show),
         evaluate(
             "heuristic", extract_candidates(messages, {}), expected, args.threshold, args.show
         ),

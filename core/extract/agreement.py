@@ -36,10 +36,12 @@ _ACCEPT = re.compile(
     r"^\W*(?:yes|yep|yeah|yup|y|ok|okay|k|sure|great|perfect|good|nice|cool|awesome|excellent|"
     r"lgtm|looks good|sounds good|agreed|agree|approved?|correct|exactly|right|fine|"
     r"thanks|thank you|ty|go ahead|do it|ship it|that works|works for me|👍|✅|"
-    r"好|好的|好啊|好吧|可以|行|对|對|没问题|沒問題|同意|就这样|就這樣|不错|不錯|很好|太好了|讚|赞|"
+    r"好(?!吧)|好的|好啊|可以|行|对|對|没问题|沒問題|同意|就这样|就這樣|不错|不錯|很好|太好了|讚|赞|"
     r"继续|繼續|下一步|接着|接著|嗯)(?:\W|$)",
     re.IGNORECASE,
 )
+# (Not "好吧": "oh well, fine" gives in, it does not approve: "好吧，那算了" after a refusal.
+# Such a reply still goes on from the turn; it only does not accept it outright.)
 # Only how the reply opens counts: "add it to the readme and do not commit yet" goes on
 # from the turn; "no, that's wrong" objects to it.
 _FIRST_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n")

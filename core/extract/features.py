@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from memdesk.core.extract import rejects, scoring
 from memdesk.core.extract import signals as sig
+from memdesk.core.extract.units import units
 
 _KINDS: dict[str, re.Pattern[str]] = {
     "id_path": re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.@+-]+|\b[\w.-]+/[\w.*-]+"),
@@ -36,16 +37,21 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "id_flag": ("-",),
     "id_url": ("://",),
 }
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _BOLD_LABEL = re.compile(r"^\*\*[^*]{1,60}\*\*")
 _FIRST_PERSON = re.compile(r"^(?:i|we|my|our)\b|^我", re.IGNORECASE)
 _IMPERATIVE = re.compile(
     r"^(?:use|run|add|keep|make|put|avoid|do|don['’]t|never|always|prefer|write|call|store|"
-    r"create|ensure|set|check|let['’]?s)\b",
+    r"create|ensure|set|check|let['’]?s)\b|"
+    r"^(?:用|使用|改用|不要|别|別|永远|永遠|总是|總是|优先|優先|避免|保持|确保|確保|记得|記得|务必|務必|"
+    r"一律|统一|統一|禁止|只用)",
     re.IGNORECASE,
 )
 _NEGATION = re.compile(r"\b(?:not|no|never|don['’]t|doesn['’]t|isn['’]t|without)\b|不|沒|没|別|别")
-_EMPHASIS = re.compile(r"\b(?:always|never|must|every|all)\b|必须|必須|一律|永远|永遠|每次", re.I)
+_EMPHASIS = re.compile(
+    r"\b(?:always|never|must|every|all)\b|必须|必須|一律|永远|永遠|每次|总是|總是|所有|务必|務必|"
+    r"绝不|絕不|从不|從不",
+    re.I,
+)
 _DIGITS = re.compile(r"\d+")
 _STATUS_MARK = re.compile(r"[\u2600-\u27bf\u2b50\u2b55\U0001f300-\U0001faff]")
 _ARROW = re.compile(r"→|->|=>")
@@ -62,7 +68,6 @@ FEATURES: tuple[str, ...] = (
     "block_pair",
     "identifiers",
     *_KINDS,
-    "cjk",
     "directive",
     "reason",
     *[f"sig_{name}" for name in _SIGNALS],
@@ -157,7 +162,7 @@ def features(
     found = sig.signals_of(text, "user")
     count = scoring.identifiers(text)
     cues = scoring.shape(text)
-    words = len(text.split()) + len(_CJK.findall(text)) // 2
+    words = units(text)
     values: dict[str, float] = {
         "bias": 1.0,
         "role_person": float(role == "person"),
@@ -168,7 +173,6 @@ def features(
         "block_group": float(block == "group"),
         "block_pair": float(block == "pair"),
         "identifiers": min(count, 4) / 4,
-        "cjk": float(bool(_CJK.search(text))),
         "directive": float(cues.directive),
         "reason": float(cues.reason),
         "to_person": float(cues.to_person),

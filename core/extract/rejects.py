@@ -17,14 +17,11 @@ import re
 
 from memdesk.core.extract.sentences import Sentence
 from memdesk.core.extract.signals import HEDGE, ONE_OFF, cue
+from memdesk.core.extract.units import cjk_chars, units
 from memdesk.core.guard import redact_text
 
-MIN_LATIN_WORDS = 4
-MIN_CJK_CHARS = 6
+MIN_WORDS = 4  # in units.py's language-neutral words: 4 English words, 6 CJK characters
 MAX_CHARS = 400
-
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+(?:\.\d+)*")
 
 # An interrupt marker glued to what the person typed next: cut out, the rest is kept.
 INTERRUPTION = re.compile(r"\[Request interrupted by user[^\]]*\]", re.IGNORECASE)
@@ -68,22 +65,35 @@ _NARRATION = re.compile(
     r"here['’]s\b|here is\b|here are\b|looking at\b|checking\b|perfect\b|great\b|good\b|excellent\b|"
     r"done\b|sure\b|okay\b|ok\b|alright\b|got it\b|understood\b|you['’]re (?:right|absolutely)|"
     r"thanks|thank you|all (?:set|done|good|checks)|everything (?:works|checks|matches|is)|"
-    r"我来|我會|我会|我將|我将|让我|讓我|接下来|接下來|现在我|現在我|好的|好，|明白|收到|完成了|已完成)",
+    r"我来|我會|我会|我將|我将|让我|讓我|接下来|接下來|现在我|現在我|好的|好，|明白|收到|完成了|已完成|"
+    # the agent on what it is about to do: "我先看看" (let me look first), "我看一下" (let me
+    # check), "我不会…" (I won't…). (What it has done, "已修改 x.py", is a report, as
+    # "Updated x.py" is: scoring.REPORT, a cue for the model; such reports name facts as
+    # often as other sentences on the real transcripts.)
+    r"我(?:先|再|去)|我(?:看|查|检查|檢查|确认|確認|试|試)(?:一下|下|看)|我不会|我不會|"
+    r"i won['’]t\b|i will not\b)",
     re.IGNORECASE,
 )
 _STATUS = re.compile(
     r"\b(?:is done|are done|is complete|are complete|is now complete|is ready|succeeded|passed|"
     r"is now ready|are now ready|now ready for|"
     r"ran clean|is clean|are clean|all pass|verified end-to-end|works end-to-end|"
-    r"no (?:errors|offenses|changes needed)|cleaning up|cleaned up|back to the)\b",
+    r"no (?:errors|offenses|changes needed)|cleaning up|cleaned up|back to the)\b|"
+    r"已通过|已通過|都通过了|都通過了|测试通过|測試通過|跑通了|搞定了|已就绪|已就緒|"
+    r"完成了?(?:[：:，,。！]|$)",  # "构建完成：…" (the build is done: …)
     re.IGNORECASE,
 )
 # Asking for something: polite forms are requests whatever they name.
+# Chinese joins clauses with "，" where English starts a new sentence ("CI 又挂了，帮我查一下"
+# is "CI broke again. Can you check?"), so a Chinese ask may open any clause.
 _ASK = re.compile(
-    r"^(?:please\s+)?(?:can|could|would|will) you\b|^please\b|^pls\b|^help me\b|"
-    r"^(?:也|那|再|还|還|另外|順便|顺便)?\s*(?:帮我|幫我|帮忙|幫忙|请帮|請幫|请你帮|請你幫|麻烦|麻煩|能不能|能否|"
-    r"可不可以|可以帮|可以幫)|"
-    r"^你(?:先|再)?(?:看|查|改|写|寫|跑|试|試|删|刪)|^(?:看一下|看看|查一下|查查|改一下|试一下|試一下|试试|試試)",
+    r"(?:^|[,;!]\s+)(?:please\s+)?(?:can|could|would|will) you\b|^please\b|^pls\b|^help me\b|"
+    r"(?:^|[，；：]\s*)(?:也|那|再|还|還|另外|順便|顺便)?\s*(?:帮我|幫我|帮忙|幫忙|请帮|請幫|请你帮|請你幫|"
+    r"麻烦|麻煩|能不能|能否|可不可以|可以帮|可以幫)|"
+    r"(?:^|[，；：]\s*)(?:你|您)(?:先|再|来|來)?(?:看|查|改|写|寫|跑|试|試|删|刪|起|弄|修|做|处理|處理)|"
+    r"^(?:看一下|看看|看下|查一下|查查|查下|改一下|改下|试一下|試一下|试试|試試|试下|跑一下|跑下)|"
+    # Japanese asks politely at the end: "…を更新してください" (please update …)
+    r"(?:てください|でください|て下さい|お願いします|お願いいたします)[。！!]?\s*$",
     re.IGNORECASE,
 )
 # A bare imperative is a one-task request unless it names something concrete (then it
@@ -110,11 +120,10 @@ _SECRET_WORDS = re.compile(
 
 
 def is_fragment(text: str) -> bool:
-    cjk = len(_CJK.findall(text)) if not text.isascii() else 0
-    if cjk:
-        return cjk + len(_WORD.findall(text)) < MIN_CJK_CHARS
-    if len(text.split()) < MIN_LATIN_WORDS:
+    if units(text) < MIN_WORDS:
         return True
+    if cjk_chars(text):
+        return False
     if text.count("`") % 2 == 1:
         return True  # cut in the middle of inline code
     return text.rstrip().endswith((",", "—", "-", "–", "(", "and", "or", "的", "，", "、"))
@@ -176,6 +185,11 @@ def is_question(text: str) -> bool:
     return end.endswith(_QUESTION_ENDS)
 
 
+def is_narration(text: str) -> bool:
+    """The agent on what it does or did ("I'll now…", "我先看看", "is done")."""
+    return bool(_NARRATION.match(text) or _STATUS.search(text))
+
+
 def is_polite_request(text: str) -> bool:
     """Asked for politely ("can you…", "please…", "帮我…"): a one-task request whatever it
     names, unless something in it makes it last."""
@@ -226,7 +240,7 @@ def reject_reason(sentence: Sentence, role: str, *, secrets: bool = True) -> str
         return "hedge"  # a guess, not a fact (seed 004: no model guesses)
     if cue("one_off", ONE_OFF, text, lowered) and not _LASTING.search(text):
         return "one-off"  # "今天先别提交", "for this one": mattered in that session only
-    if role != "person" and (_NARRATION.match(text) or _STATUS.search(text)):
+    if role != "person" and is_narration(text):
         return "narration"
     if role == "person" and is_request(text):
         return "request"

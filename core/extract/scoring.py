@@ -76,7 +76,9 @@ REASON = re.compile(
 )
 TO_PERSON = re.compile(
     r"^(?:you|your)\b|\byou(?:['’]ll| will| can| could| need| should| may| might)\b|\byour\b|"
-    r"\bif you\b|\bwhen you\b|你可以|您可以|你的|您的",
+    r"\bif you\b|\bwhen you\b|\b(?:consider|please)\b|你可以|您可以|你的|您的|你需要|您需要|你要|给你|給你|"
+    r"^(?:我)?(?:建议|建議)|"  # "I suggest …": advice to the person, like "you should"
+    r"(?:^|[，；]\s*)可以(?:在|把|用|先|直接|考虑|考慮)",  # "(you) can …", subject dropped
     re.IGNORECASE,
 )
 REPORT = re.compile(
@@ -85,7 +87,11 @@ REPORT = re.compile(
     r"\bis now\b|\bare now\b|\bnow (?:has|have|uses|shows|returns)\b|\b\d+ (?:files?|tests?|"
     r"records?|campaigns?|donations?|items?|errors?|offenses?|gems?|lines?|routes?|rows?)\b|"
     r"^(?:created|added|removed|updated|fixed|deleted|wrote|ran|verified|confirmed|replaced|"
-    r"moved|renamed|installed|cleared|generated|built|tested)\b|我(?:已|已经|已經)|已(?:经|經)?(?:完成|修改|删除|刪除|新增|更新)",
+    r"moved|renamed|installed|cleared|generated|built|tested)\b|我(?:已|已经|已經)|"
+    # "已修改 x.py" is "(I have) changed x.py": Chinese drops the subject
+    r"^(?:我们|我們)?已(?:经|經)?(?:把|将|將|修改|改|删|刪|新增|添加|加|补|補|上传|上傳|推送|提交|部署|"
+    r"重启|重啟|运行|運行|跑|安装|安裝|创建|創建|写|寫|更新|移除|去掉|合并|合併|撤销|撤銷|设置|設置|"
+    r"配置|恢复|恢復|完成)|已(?:经|經)?(?:完成|修改|删除|刪除|新增|更新)",
     re.IGNORECASE,
 )
 STEP_LABEL = re.compile(

@@ -29,7 +29,9 @@ RULE = re.compile(
 PREFERENCE = re.compile(
     r"\bi (?:prefer|like|love|hate|don't like|do not like|use|usually|always|never)\b|"
     r"\bi've switched|\bi switched|\bi'm using|\bmy [\w -]{1,30} (?:is|are)\b|\bplease (?:always|never|use)\b|"
-    r"我喜欢|我不喜欢|我习惯|我偏好|我一般|我平时|我用|给我|别|不要|不能吃|不吃|不太好|受不了",
+    # 别 is "don't" but also "other" (别的, 别人, 别处): only the first is a preference
+    r"我喜欢|我不喜欢|我习惯|我偏好|我一般|我平时|我用|给我|别(?![的人处處家])|別(?![的人處家])|不要|"
+    r"不能吃|不吃|不太好|受不了",
     re.IGNORECASE,
 )
 LESSON = re.compile(
@@ -82,6 +84,8 @@ _EVENT = re.compile(
 HEDGE = re.compile(
     r"^\s*(?:maybe|perhaps|probably|possibly|i think|i guess|i suspect|i assume|it might|"
     r"might be|not sure|could be)\b|^\s*(?:可能|也许|大概|或许|应该是|我觉得可能|我猜|不确定是否)|"
+    # "I think …" opens an opinion in both languages
+    r"^\s*(?:[嗯哦噢啊呃][，,、\s]*)?我(?:也|还是|還是)?(?:觉得|覺得|认为|認為|感觉|感覺)|"
     r"\b(?:i'm not sure|i am not sure|my guess is)\b|(?:猜测|推测)(?:是|可能)",
     re.IGNORECASE,
 )
@@ -118,7 +122,7 @@ _GATES: dict[str, re.Pattern[str]] = {
         "改用|改成|统一用|一律|只走|只用|不用|不要用|不再使用|用|走",
         "preference": "i prefer|i like|i love|i hate|i don't like|i do not like|i use|i usually|"
         "i always|i never|i've switched|i switched|i'm using|my |please |我喜欢|我不喜欢|我习惯|"
-        "我偏好|我一般|我平时|我用|给我|别|不要|不能吃|不吃|不太好|受不了",
+        "我偏好|我一般|我平时|我用|给我|别|別|不要|不能吃|不吃|不太好|受不了",
         "profile": "my |i'm |i am |i live|i work|i started|生日|我叫|我是|我在|最近开始|我住",
         "event": "下周|下个月|下星期|下礼拜|月|next |on ",
         "stated": "是|叫|为|用|装在|放在|在|单位|默认|最大|上限|参数|is|are|was|use|run|live",
@@ -126,6 +130,7 @@ _GATES: dict[str, re.Pattern[str]] = {
         "please|let me|let's see|how do|what|why|is there|?|？|吗|write me",
         "hedge": "maybe|perhaps|probably|possibly|i think|i guess|i suspect|i assume|it might|"
         "might be|not sure|could be|可能|也许|大概|或许|应该是|我觉得可能|我猜|不确定是否|"
+        "觉得|覺得|认为|認為|感觉|感覺|"
         "my guess is|猜测|推测",
         "one_off": "今天|今晚|明天|刚才|这次|这一次|先别|等会|一会儿|试试|试一下|可以删掉|删掉吧|today|"
         "tonight|tomorrow|this time|for this one|right now|for now",
