@@ -30,7 +30,7 @@ from memdesk.core.search.vector_matrix import VectorMatrix, cosines
 from memdesk.core.search.vectors import Progress, VectorIndex
 
 # Weight of the passage cosine in an entry's semantic score (LoCoMo dev, docs/search.md).
-CONTEXT_SHARE = 0.5
+CONTEXT_SHARE = 0.65
 
 
 class ContextVectors:
