@@ -42,11 +42,8 @@ class ContextVectors:
         self.share = share
         self.matrix = VectorMatrix(embedder.dim)
         self._lock = lock
-        self._passages: dict[str, str] = {}
-        cache = VectorCache(directory, embedder.dim)
-        self._index = VectorIndex(
-            embedder, cache, self.matrix, lock, text_of=lambda e: self._passages[e.id]
-        )
+        self._embedder = embedder
+        self._cache = VectorCache(directory, embedder.dim)
         self._rows_of: tuple[object, np.ndarray, np.ndarray] | None = None
         self._version = 0  # bumped whenever the passage matrix changes
 
@@ -59,15 +56,15 @@ class ContextVectors:
         """Every entry with a neighbour gets its passage's vector; others lose theirs.
         Returns how many passages were embedded."""
         with self._lock:
-            passages = {i: neighbours.passage(e, entries) for i, e in entries.items()}
-            self._passages = {i: p for i, p in passages.items() if p is not None}
-            held = {i: entries[i] for i in self._passages}
+            found = {i: neighbours.passage(e, entries) for i, e in entries.items()}
+            passages = {i: p for i, p in found.items() if p is not None}
+            held = {i: entries[i] for i in passages}
+        del found
         # A second phase of progress, told only when it has passages to embed.
         told = None if progress is None else _when_any(progress)
-        embedded = self._index.sync(list(held.values()), held, told)
+        embedded = self._index(passages).sync(list(held.values()), held, told)
         with self._lock:
             self._version += 1
-            self._passages = {}  # texts only while embedding (they are 3x the entries)
         return embedded
 
     def update(
@@ -75,17 +72,23 @@ class ContextVectors:
     ) -> None:
         """Re-embed the passages of `ids` (entries changed, or their neighbours did)."""
         with self._lock:
-            passages = {i: neighbours.passage(entries[i], entries) for i in ids if i in entries}
+            found = {i: neighbours.passage(entries[i], entries) for i in ids if i in entries}
             for entry_id in ids:
-                if passages.get(entry_id) is None:
+                if found.get(entry_id) is None:
                     self.matrix.drop_row(entry_id)
-            self._passages = {i: p for i, p in passages.items() if p is not None}
-            changed = [entries[i] for i in self._passages]
+            passages = {i: p for i, p in found.items() if p is not None}
+            changed = [entries[i] for i in passages]
         if changed:
-            self._index.update(changed)
+            self._index(passages).update(changed)
         with self._lock:
             self._version += 1
-            self._passages = {}
+
+    def _index(self, passages: Mapping[str, str]) -> VectorIndex:
+        """The passage matrix and cache, embedding `passages` (texts live only while a
+        sync or update needs them: they are 3x the entries')."""
+        return VectorIndex(
+            self._embedder, self._cache, self.matrix, self._lock, text_of=lambda e: passages[e.id]
+        )
 
     def drop(self, entry_id: str) -> None:
         with self._lock:

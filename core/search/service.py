@@ -399,11 +399,11 @@ class SearchService:
             centring = self._centring(codes, scales, ids) if self._cross_lingual else None
         if n == 0:
             return [], {}
-        cosine = cosines(codes, scales, query_vector)
+        # Ranked by the cosine blended with the passage's; shown: the entry's own.
+        own = cosine = cosines(codes, scales, query_vector)
         if self._context is not None:
-            cosine = self._context.blend(
-                cosine, self._matrix.row, query_vector, (self._vector_changes, n)
-            )
+            stamp = (self._vector_changes, n)
+            cosine = self._context.blend(own, self._matrix.row, query_vector, stamp)
         scores = cosine
         if centring is not None:
             scores = centring.scores(cosine, codes, scales, query_vector, language_of(query))
@@ -424,7 +424,7 @@ class SearchService:
                 )
         # An entry stays when it or a neighbour clears the floor.
         kept = [(r, score) for r, score, best in lifted[:k] if best >= floor]
-        return [(ids[r], score) for r, score in kept], {ids[r]: float(cosine[r]) for r, _ in kept}
+        return [(ids[r], score) for r, score in kept], {ids[r]: float(own[r]) for r, _ in kept}
 
     def _centring(
         self, codes: np.ndarray, scales: np.ndarray, ids: Sequence[str]

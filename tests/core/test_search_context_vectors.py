@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
 from memdesk.core.entry import Entry, Source
 from memdesk.core.search import SearchService
+from memdesk.core.search.context_vectors import ContextVectors
+from memdesk.core.search.neighbours import SessionNeighbours
 from search_fakes import CountingEmbedder
 
 
@@ -35,7 +38,7 @@ def _chat(locator: bool = True) -> list[Entry]:
 
 
 def _semantic(service: SearchService, query: str) -> dict[str, float]:
-    return {h.entry_id: h.similarity or 0.0 for h in service.search(query, mode="semantic")}
+    return {h.entry_id: h.score for h in service.search(query, mode="semantic")}
 
 
 def test_a_turn_is_embedded_with_its_neighbours_and_date(tmp_path: Path) -> None:
@@ -54,14 +57,21 @@ def test_a_turn_is_embedded_with_its_neighbours_and_date(tmp_path: Path) -> None
         "Yes, and I loved it",
         "Lunch was pasta again",
     ]
-    # The answer turn never says "pottery": its passage does, so its cosine rises
-    # above what its own words give.
-    with_context = _semantic(service, "pottery class")
-    plain = SearchService(
-        tmp_path / "plain", {"search": {"min_similarity": 0.0}}, embedder=embedder
-    )
-    plain.sync(_chat(locator=False))
-    assert with_context["t2"] > _semantic(plain, "pottery class").get("t2", 0.0)
+    # The answer turn never says "pottery": its passage does, so its blended cosine
+    # rises above what its own words give (the hit still shows its own cosine).
+    entries = {e.id: e for e in _chat()}
+    neighbours = SessionNeighbours()
+    neighbours.rebuild(entries)
+    passages = ContextVectors(embedder, tmp_path / "passages", threading.RLock(), share=0.5)
+    passages.sync(entries, neighbours)
+    query = embedder.embed(["pottery class"])[0]
+    rows = {entry_id: n for n, entry_id in enumerate(entries)}
+    own = embedder.embed([e.search_text() for e in entries.values()]) @ query
+    blended = passages.blend(own, rows, query, stamp=0)
+    assert own[rows["t2"]] == 0.0 and blended[rows["t2"]] > 0.1
+    assert blended[rows["note"]] == own[rows["note"]]  # no session order: unchanged
+    hit = next(h for h in service.search("pottery class", mode="semantic") if h.entry_id == "t2")
+    assert hit.similarity == 0.0
     # The pair finder compares the entries' own vectors, not the passages.
     own = embedder.embed(["Yes, and I loved it"])[0]
     assert np.allclose(service.vector_of("t2"), own, atol=0.02)
