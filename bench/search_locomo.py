@@ -28,7 +28,7 @@ from memdesk.core.search.embedder import (  # noqa: E402
     DEFAULT_MODEL,
     load_embedder,
 )
-from search_common import BENCH_DATA, print_table  # noqa: E402
+from search_common import BENCH_DATA, peak_rss_mb, print_table  # noqa: E402
 
 KS = (1, 5, 10)
 HELD_OUT = frozenset({"42", "43"})  # conversations never used to choose the method
@@ -99,7 +99,13 @@ def _evaluate(
                     path = index_dir / name
                     shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
             service = SearchService(index_dir, settings, embedder=embedder)
-            service.sync(entries)
+            started = time.perf_counter()
+            report = service.sync(entries)
+            print(
+                f"  {conv}: indexed {len(entries)} turns in {time.perf_counter() - started:.1f}s "
+                f"({report.embedded} texts embedded, the rest from the cache)",
+                flush=True,
+            )
             totals = out["held-out" if conv in HELD_OUT else "dev"]
             for question, evidence in questions:
                 for mode in modes:
@@ -151,7 +157,7 @@ def main() -> None:
                 if model == DEFAULT_MODEL and mode == "hybrid" and not args.fusion:
                     label += " (default)"
                 rows.append([split, label, a1 / n, a5 / n, a10 / n, all10 / n, int(n)])
-        print(f"{model}: index + queries in {elapsed:.1f}s")
+        print(f"{model}: index + queries in {elapsed:.1f}s; peak RSS {peak_rss_mb():.0f} MB")
     print()
     rows.sort(key=lambda r: r[0] != "dev")  # dev first, keeping each split's model order
     headers = ["split", "model / mode", "recall_any@1", "@5", "@10", "recall_all@10", "questions"]

@@ -138,6 +138,20 @@ class SessionNeighbours:
         parts.append(date_words(entry.source.timestamp))
         return "\n".join(p for p in parts if p)
 
+    def passage(self, entry: Entry, entries: Mapping[str, Entry]) -> str | None:
+        """What the context vector embeds (context_vectors.py): the session date, the
+        entry's text between its neighbours' texts; None for an entry with no neighbour."""
+        before, after = self.around(entry.id)
+        if (before is None or before not in entries) and (after is None or after not in entries):
+            return None
+        parts = [date_words(entry.source.timestamp)]
+        if before is not None and before in entries:
+            parts.append(entries[before].search_text()[:NEIGHBOUR_CHARS])
+        parts.append(entry.search_text())
+        if after is not None and after in entries:
+            parts.append(entries[after].search_text()[:NEIGHBOUR_CHARS])
+        return "\n".join(p for p in parts if p)
+
 
 def lift_by_neighbours(
     scores: np.ndarray,

@@ -25,7 +25,9 @@ from typing import Any
 
 import numpy as np
 from memdesk.core.entry import Entry
+from memdesk.core.search.context_vectors import CONTEXT_SHARE, ContextVectors
 from memdesk.core.search.embedder import Embedder, load_embedder, query_vector
+from memdesk.core.search.filters import row_mask, time_filter
 from memdesk.core.search.fusion import NEEDS_TERM_COVER, RankedLists, fusion_for, status_weight
 from memdesk.core.search.hits import Hit, matched_terms, reason_of
 from memdesk.core.search.index_state import IndexState, fingerprint
@@ -120,6 +122,12 @@ class SearchService:
         self._vectors: VectorIndex | None = None
         if self.embedder is not None and self.cache is not None:
             self._vectors = VectorIndex(self.embedder, self.cache, self._matrix, self._lock)
+        # Entries said in a session also get the vector of their passage (date and
+        # neighbours around them), blended into their cosine (context_vectors.py).
+        self._context: ContextVectors | None = None
+        if self.embedder is not None and self.cache is not None:
+            directory = self.cache.dir.with_name(self.cache.dir.name + "@context")
+            self._context = ContextVectors(self.embedder, directory, self._lock, CONTEXT_SHARE)
 
     @classmethod
     def for_store(cls, store: Any, *, progress: Progress | None = None) -> SearchService:
@@ -188,6 +196,8 @@ class SearchService:
         report.embedded = (
             self._vectors.sync(entries, current, progress) if self._vectors is not None else 0
         )
+        if self._context is not None:
+            report.embedded += self._context.sync(current, self._neighbours, progress)
         self._vector_changes += 1
         del entries, current
         release_free_memory()  # the writer heap and sync temporaries (a few ms)
@@ -247,9 +257,12 @@ class SearchService:
         with self._lock:
             for entry in entries:
                 self._entries[entry.id] = entry
-            self._reindex(self._neighbours.update([e.id for e in entries], self._entries))
+            touched = self._neighbours.update([e.id for e in entries], self._entries)
+            self._reindex(touched)
         if self._vectors is not None and entries:
             self._vectors.update(entries)
+        if self._context is not None and entries:
+            self._context.update(touched, self._entries, self._neighbours)
             self._vector_changes += 1
 
     def _reindex(self, ids: Collection[str], removed: Sequence[str] = ()) -> None:
@@ -280,6 +293,9 @@ class SearchService:
             self._reindex(neighbours - {entry_id}, removed=[entry_id])
             self._matrix.drop_row(entry_id)
             self._vector_changes += 1
+        if self._context is not None:
+            self._context.drop(entry_id)
+            self._context.update(neighbours - {entry_id}, self._entries, self._neighbours)
 
     # -- vectors -----------------------------------------------------------------
     def embed_query(self, query: str) -> np.ndarray:
@@ -364,22 +380,10 @@ class SearchService:
 
         with self._lock:
             entries = self._entries
-            allowed = self._time_filter(entries, since, until)
+            allowed = time_filter(entries, since, until)
             text_ranked = [(i, s) for i, s in text_ranked if i in entries and allowed(i)]
             semantic_ranked = [(i, s) for i, s in semantic_ranked if i in entries and allowed(i)]
             return self._fuse(query, mode, text_ranked, semantic_ranked, cosine, entries, limit)
-
-    @staticmethod
-    def _time_filter(
-        entries: Mapping[str, Entry], since: dt.datetime | None, until: dt.datetime | None
-    ) -> Callable[[str], bool]:
-        def ok(entry_id: str) -> bool:
-            updated = entries[entry_id].updated
-            if updated.tzinfo is None:  # hand-written files may omit the zone: UTC
-                updated = updated.replace(tzinfo=dt.UTC)
-            return (since is None or updated >= since) and (until is None or updated <= until)
-
-        return ok
 
     def _semantic(
         self, query: str, filters: Mapping[str, list[str]], depth: int
@@ -395,21 +399,17 @@ class SearchService:
             centring = self._centring(codes, scales, ids) if self._cross_lingual else None
         if n == 0:
             return [], {}
-        scores = cosine = cosines(codes, scales, query_vector)
+        # Ranked by the cosine blended with the passage's; shown: the entry's own.
+        own = cosine = cosines(codes, scales, query_vector)
+        if self._context is not None:
+            stamp = (self._vector_changes, n)
+            cosine = self._context.blend(own, self._matrix.row, query_vector, stamp)
+        scores = cosine
         if centring is not None:
             scores = centring.scores(cosine, codes, scales, query_vector, language_of(query))
-        active = {k: set(v) for k, v in filters.items() if v}
-        if active:
-            mask = np.fromiter(
-                (
-                    all(getattr(entries[i], k) in v for k, v in active.items())
-                    if i in entries
-                    else False
-                    for i in ids
-                ),
-                dtype=bool,
-                count=n,
-            )
+        with self._lock:
+            mask = row_mask(entries, ids, filters)
+        if mask is not None:
             scores = np.where(mask, scores, -np.inf)
         k = min(depth, n)
         top = np.argpartition(-scores, k - 1)[:k]
@@ -424,7 +424,7 @@ class SearchService:
                 )
         # An entry stays when it or a neighbour clears the floor.
         kept = [(r, score) for r, score, best in lifted[:k] if best >= floor]
-        return [(ids[r], score) for r, score in kept], {ids[r]: float(cosine[r]) for r, _ in kept}
+        return [(ids[r], score) for r, score in kept], {ids[r]: float(own[r]) for r, _ in kept}
 
     def _centring(
         self, codes: np.ndarray, scales: np.ndarray, ids: Sequence[str]

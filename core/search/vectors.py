@@ -32,16 +32,22 @@ def embedding_text(entry: Entry) -> str:
 
 class VectorIndex:
     def __init__(
-        self, embedder: Embedder, cache: VectorCache, matrix: VectorMatrix, lock: threading.RLock
+        self,
+        embedder: Embedder,
+        cache: VectorCache,
+        matrix: VectorMatrix,
+        lock: threading.RLock,
+        text_of: Callable[[Entry], str] = embedding_text,
     ) -> None:
         self.embedder = embedder
+        self.text_of = text_of  # what is embedded for an entry
         self.cache = cache
         self.matrix = matrix
         self.lock = lock
 
     def update(self, entries: Sequence[Entry]) -> None:
         """Vectors for these (new or changed) entries, into the matrix and the cache."""
-        texts = [embedding_text(e) for e in entries]
+        texts = [self.text_of(e) for e in entries]
         keys = [content_key(t) for t in texts]
         codes, scales, _ = self.vectors_for(keys, dict(zip(keys, texts, strict=True)).__getitem__)
         with self.lock:
@@ -54,7 +60,7 @@ class VectorIndex:
     ) -> int:
         """Give every entry its text's vector (cache, else the model) and drop the rows
         of entries that are gone. Returns how many texts were embedded."""
-        keys = [content_key(embedding_text(e)) for e in entries]
+        keys = [content_key(self.text_of(e)) for e in entries]
         with self.lock:
             matrix = self.matrix
             fresh = matrix.n == 0
@@ -72,7 +78,7 @@ class VectorIndex:
             # Texts only for what the model has to embed (100k texts would be ~20 MB).
             if not first:
                 first.update((keys[i], i) for i in reversed(need))
-            return embedding_text(entries[first[key]])
+            return self.text_of(entries[first[key]])
 
         if fresh:
             # First sync: the cache's table becomes the matrix, packed in place.
