@@ -18,6 +18,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -163,7 +164,9 @@ def orient(
     )
 
 
-def cached_sessions(meta_dir: Any, settings: ConsolidationSettings, workflow: str):
+def cached_sessions(
+    meta_dir: Path, settings: ConsolidationSettings, workflow: str
+) -> list[SessionSummary]:
     cache = SessionMemoryCache(meta_dir, settings.max_sessions)
     return cache.get_recent_sessions(workflow, settings.recent_sessions)
 
