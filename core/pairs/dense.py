@@ -29,8 +29,10 @@ class Embeds(Protocol):
 class PairSettings(Protocol):
     """The `[search]` keys that move the model row (SearchSettings has them)."""
 
-    duplicate_similarity: float
-    contradiction_similarity: float
+    @property
+    def duplicate_similarity(self) -> float: ...
+    @property
+    def contradiction_similarity(self) -> float: ...
 
 
 def model_thresholds(settings: PairSettings | None) -> PairThresholds:
