@@ -28,7 +28,6 @@ from memdesk.core.consolidate.session_cache import SessionMemoryCache, SessionSu
 from memdesk.core.consolidate.settings import ConsolidationSettings
 from memdesk.core.consolidate.similarity import (
     Similarity,
-    holds_pool,
     pair_thresholds,
     pool_vectors,
 )
@@ -218,8 +217,9 @@ def consolidate(
     by_id = {e.id: e for e in pool}
     if hasattr(sim.embedder, "fit"):  # lexical: IDF over what is being compared
         sim.embedder.fit([e.search_text() for e in [*pool, *new_entries]])
-    matrix = pool_vectors(pool, sim) if len(pool) >= 1 else None
-    thresholds = pair_thresholds(settings, sim, holds_pool(pool, sim))
+    pooled = pool_vectors(pool, sim)
+    matrix = pooled.vectors
+    thresholds = pair_thresholds(settings, pooled.measure)
     near_candidates = None
     if isinstance(sim.embedder, LexicalEmbedder):
         near_candidates = shared_feature_pairs([e.search_text() for e in pool])
