@@ -13,6 +13,7 @@ import errno
 import os
 import shutil
 import stat
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -20,10 +21,10 @@ from pathlib import Path
 
 from memdesk.core.safepath import open_no_follow
 
-try:  # POSIX advisory locks; Windows falls back to a lock file with O_EXCL.
+if sys.platform == "win32":  # pragma: no cover - a lock file with O_EXCL instead
+    fcntl = None
+else:  # POSIX advisory locks
     import fcntl
-except ImportError:  # pragma: no cover - not on the CI platform
-    fcntl = None  # type: ignore[assignment]
 
 TEMP_PREFIX = ".memdesk-tmp-"
 # errno values that mean "this store cannot be written here", not "memdesk is broken".

@@ -91,6 +91,7 @@ class EntryError(ValueError):
         self.path = path
         self.field = field
         self.value = value
+        self.line: int | None = None  # set where the text's line is known (TOML syntax)
         where = f"{path}: " if path else ""
         super().__init__(f"{where}{message}")
 

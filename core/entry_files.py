@@ -73,7 +73,7 @@ def parse_entry_text(text: str, path: str) -> Entry:
     except tomllib.TOMLDecodeError as exc:
         match = _TOML_LINE.search(str(exc))
         err = EntryError(f"malformed TOML: {exc}", path=path)
-        err.line = int(match.group(1)) if match else None  # type: ignore[attr-defined]
+        err.line = int(match.group(1)) if match else None
         raise err from exc
     entry = Entry.from_dict(data, path=path)
     return entry
@@ -180,8 +180,8 @@ def read_entry_file(path: Path, root: Path) -> Entry | Problem:
     try:
         entry = parse_entry_text(text, shown)
     except EntryError as exc:
-        line = getattr(exc, "line", None) or (_field_line(text, exc.field) if exc.field else None)
-        return Problem(shown, line, str(exc).removeprefix(f"{shown}: "), "invalid")
+        error_line = exc.line or (_field_line(text, exc.field) if exc.field else None)
+        return Problem(shown, error_line, str(exc).removeprefix(f"{shown}: "), "invalid")
     if path.stem != entry.id:
         return Problem(
             shown,

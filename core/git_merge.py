@@ -74,7 +74,7 @@ def merge_files(base: Path, ours: Path, theirs: Path, name: str = "") -> DriverR
     return DriverResult(False, _with_markers(a, b), f"conflicting field(s): {names}")
 
 
-def _clean(data: dict) -> dict:
+def _clean(data: dict[str, object]) -> dict[str, object]:
     return {k: v for k, v in data.items() if v is not None}
 
 

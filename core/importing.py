@@ -25,8 +25,8 @@ def read_import_file(path: Path) -> ImportResult:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = raw[: exc.start].count(b"\n") + 1
-            result.errors.append(f"{path}:{line}: not UTF-8 text (byte {exc.start})")
+            bad_line = raw[: exc.start].count(b"\n") + 1
+            result.errors.append(f"{path}:{bad_line}: not UTF-8 text (byte {exc.start})")
             return result
         try:
             data = json.loads(text)

@@ -29,6 +29,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from memdesk.core.atomic import atomic_write_bytes, atomic_write_text
 from memdesk.core.entry import normalise_text, text_hash
@@ -105,6 +106,14 @@ def line_text(line: str) -> str:
     return stripped
 
 
+class LineSink(Protocol):
+    """Takes one line read from MEMORY.md or a retired copy, with where it came from."""
+
+    def __call__(
+        self, raw_line: str, locator: str, where: tuple[Path, int, bytes] | None = None
+    ) -> None: ...
+
+
 class MemoryFile:
     def __init__(self, root: Path, meta_dir: Path) -> None:
         self.root = root
@@ -127,7 +136,7 @@ class MemoryFile:
                     for k, v in data.get("retired", {}).items()
                     if RETIRED_NAME.fullmatch(str(k))
                 },
-                tuple(data.get("live", (0, 0))),  # type: ignore[arg-type]
+                tuple(data.get("live", (0, 0))),
                 [str(n) for n in data.get("drained", []) if RETIRED_NAME.fullmatch(str(n))],
                 as_fingerprint(data.get("written")),
             )
@@ -231,7 +240,7 @@ class MemoryFile:
             return b"", 0
         return data[: data.rfind(b"\n") + 1], inode
 
-    def _drain_retired(self, state: MemoryState, take) -> None:  # type: ignore[no-untyped-def]
+    def _drain_retired(self, state: MemoryState, take: LineSink) -> None:
         # Files the saved state already let go of: finish their deletion.
         self._delete_retired(state.drained)
         state.drained = []

@@ -109,3 +109,29 @@ def test_no_module_uses_another_modules_private_names() -> None:
             ):
                 offenders.append(f"{where}:{node.lineno}: uses .{node.attr}")
     assert offenders == []
+
+
+MAX_LINES = 500
+
+
+def test_no_python_file_is_over_500_lines() -> None:
+    """One idea per file: a file past 500 lines holds more than one (tables go to data
+    files). Every tracked Python file of the repository, tests and scripts included."""
+    root = Path(__file__).resolve().parents[1]
+    listed = subprocess.run(
+        ["git", "ls-files", "*.py"], cwd=root, capture_output=True, text=True, timeout=60
+    )
+    paths = [root / p for p in listed.stdout.splitlines()] if listed.returncode == 0 else []
+    if not paths:  # not a git checkout (an unpacked sdist): the source folders
+        paths = [
+            p
+            for d in ("core", "cli", "tui", "tests", "scripts", "bench")
+            for p in (root / d).rglob("*.py")
+        ]
+    long = {
+        str(p.relative_to(root)): n
+        for p in paths
+        if p.is_file() and (n := len(p.read_text("utf-8").splitlines())) > MAX_LINES
+    }
+    assert len(paths) > 100
+    assert long == {}

@@ -18,6 +18,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,6 @@ from memdesk.core.consolidate.session_cache import SessionMemoryCache, SessionSu
 from memdesk.core.consolidate.settings import ConsolidationSettings
 from memdesk.core.consolidate.similarity import (
     Similarity,
-    holds_pool,
     pair_thresholds,
     pool_vectors,
 )
@@ -163,7 +163,9 @@ def orient(
     )
 
 
-def cached_sessions(meta_dir: Any, settings: ConsolidationSettings, workflow: str):
+def cached_sessions(
+    meta_dir: Path, settings: ConsolidationSettings, workflow: str
+) -> list[SessionSummary]:
     cache = SessionMemoryCache(meta_dir, settings.max_sessions)
     return cache.get_recent_sessions(workflow, settings.recent_sessions)
 
@@ -215,8 +217,9 @@ def consolidate(
     by_id = {e.id: e for e in pool}
     if hasattr(sim.embedder, "fit"):  # lexical: IDF over what is being compared
         sim.embedder.fit([e.search_text() for e in [*pool, *new_entries]])
-    matrix = pool_vectors(pool, sim) if len(pool) >= 1 else None
-    thresholds = pair_thresholds(settings, sim, holds_pool(pool, sim))
+    pooled = pool_vectors(pool, sim)
+    matrix = pooled.vectors
+    thresholds = pair_thresholds(settings, pooled.measure)
     near_candidates = None
     if isinstance(sim.embedder, LexicalEmbedder):
         near_candidates = shared_feature_pairs([e.search_text() for e in pool])

@@ -21,7 +21,7 @@ from memdesk.core.consolidate.phases import (
 )
 from memdesk.core.consolidate.plan import Plan, Proposal
 from memdesk.core.consolidate.settings import ConsolidationSettings, consolidation_settings
-from memdesk.core.consolidate.similarity import similarity_for
+from memdesk.core.consolidate.similarity import WithSearch, similarity_for
 from memdesk.core.consolidate.state import load_state
 from memdesk.core.consolidate.triggers import should_consolidate
 from memdesk.core.entry import Entry, now
@@ -37,7 +37,7 @@ def workflow_of(store: Any, settings: ConsolidationSettings) -> str:
 
 def build_plan(
     store: Any,
-    services: Any = None,
+    services: WithSearch | None = None,
     *,
     settings: ConsolidationSettings | None = None,
     at: dt.datetime | None = None,

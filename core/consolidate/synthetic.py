@@ -20,6 +20,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from memdesk.core.entry import Entry, Source, now
 from memdesk.core.entry_files import entry_to_toml
@@ -123,18 +124,28 @@ def generate_store(
     entries: list[Entry] = []
     counter = 0
 
-    def make(summary: str, kind: str, age_days: float, **extra: object) -> Entry:
+    def make(
+        summary: str,
+        kind: str,
+        age_days: float,
+        *,
+        status: str = "confirmed",
+        confidence: str = "",
+        updated: dt.datetime | None = None,
+        **extra: object,
+    ) -> Entry:
         nonlocal counter
         counter += 1
         created = at - dt.timedelta(days=age_days, seconds=counter)
+        drawn = rng.choice(("medium", "high"))  # drawn even when given: the same stream
         entry = Entry(
             summary=summary,
             kind=kind,
-            status=extra.pop("status", "confirmed"),  # type: ignore[arg-type]
-            confidence=extra.pop("confidence", rng.choice(("medium", "high"))),  # type: ignore[arg-type]
+            status=status,
+            confidence=confidence or drawn,
             id=f"g-{counter:06d}",
             created=created,
-            updated=extra.pop("updated", created),  # type: ignore[arg-type]
+            updated=updated or created,
             source=Source(origin="generated", session_id=f"s-{counter % 97:03d}"),
         )
         for key, value in extra.items():
@@ -183,7 +194,7 @@ def generate_store(
     return Store.open(root), planted
 
 
-def recall(plan_json: list[dict], planted: Planted) -> dict[str, tuple[int, int]]:
+def recall(plan_json: list[dict[str, Any]], planted: Planted) -> dict[str, tuple[int, int]]:
     """class -> (found, planted) for a plan given as `[p.to_json() ...]`."""
     merges = [set(p["entry_ids"]) for p in plan_json if p["action"] == "merge"]
     supersedes = {tuple(p["entry_ids"]) for p in plan_json if p["action"] == "supersede"}
@@ -208,7 +219,7 @@ def recall(plan_json: list[dict], planted: Planted) -> dict[str, tuple[int, int]
     return out
 
 
-def false_positives(plan_json: list[dict], planted: Planted) -> int:
+def false_positives(plan_json: list[dict[str, Any]], planted: Planted) -> int:
     """Proposals touching only background entries (none of them is planted)."""
     planted_ids = {i for pairs in planted.pairs.values() for pair in pairs for i in pair}
     planted_ids |= {i for ids in planted.ids.values() for i in ids}

@@ -7,8 +7,9 @@ search callable (hybrid search from `memdesk.core.search`) is given.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from memdesk.core.entry import Entry
 from memdesk.core.stopwords import ENGLISH_STOPWORDS
@@ -132,14 +133,27 @@ def _entry_terms(summary: str, facts: tuple[str, ...], tags: tuple[str, ...]) ->
     return found
 
 
-def search_service_scorer(service: object, *, mode: str = "hybrid"):
+class ScoredHit(Protocol):
+    @property
+    def entry_id(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+
+
+class Searches(Protocol):
+    def search(self, query: str, *, mode: str = ..., limit: int = ...) -> Sequence[ScoredHit]: ...
+
+
+def search_service_scorer(
+    service: Searches, *, mode: str = "hybrid"
+) -> Callable[[str, Sequence[Entry]], dict[str, float]]:
     """Adapt a search service (anything with `.search(query, mode=, limit=) -> [hit]`,
     hits having `entry_id` and `score`, e.g. memdesk.core.search.SearchService) to the
     `(query, entries) -> {entry_id: score}` callable `assemble` takes."""
 
     def scores(query: str, entries: Sequence[Entry]) -> dict[str, float]:
         wanted = {e.id for e in entries}
-        hits = service.search(query, mode=mode, limit=max(1, len(wanted)))  # type: ignore[attr-defined]
+        hits = service.search(query, mode=mode, limit=max(1, len(wanted)))
         return {h.entry_id: float(h.score) for h in hits if h.entry_id in wanted and h.score > 0}
 
     scores.__name__ = f"search-{mode}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from memdesk.core.context import kept_weights
 from memdesk.core.context.assembler import Assembly, SearchFn, assemble
@@ -20,6 +20,9 @@ from memdesk.core.context.kept_weights import WEIGHTS_NAME, KeptWeights
 from memdesk.core.context.settings import SettingsError, load_settings
 from memdesk.core.context.weigh import Weight, weigh
 from memdesk.core.entry import SCOPES, Entry
+
+if TYPE_CHECKING:  # the query module loads only when search is asked for
+    from memdesk.core.context.query import Searches
 
 
 class ContextRequestError(ValueError):
@@ -108,7 +111,7 @@ def assemble_for_store(
 def hybrid_scorer(
     store: object,
     *,
-    service: object | None = None,
+    service: Searches | None = None,
     on_warning: Callable[[str], None] | None = None,
 ) -> SearchFn | None:
     """Hybrid search (memdesk.core.search) as the assembler's relevance, on `service` or

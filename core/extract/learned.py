@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from memdesk.core.extract.features import FEATURES, NO_CONTEXT, Context, features
 
@@ -54,7 +55,7 @@ class LearnedScorer:
         return SEED_THRESHOLD + (1 - SEED_THRESHOLD) * (p - t) / (1 - t)
 
     @classmethod
-    def from_json(cls, data: dict) -> LearnedScorer:
+    def from_json(cls, data: dict[str, Any]) -> LearnedScorer:
         names = list(data["features"])
         if names != list(FEATURES):
             missing = sorted(set(FEATURES) ^ set(names))

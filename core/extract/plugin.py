@@ -176,7 +176,7 @@ def run_command(
         return PluginResult([], "", name)
     try:
         value = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return failure(name, f"answer is not JSON ({exc.msg} at char {exc.pos})")
     return _interpret(value, messages, name, origin="plugin")
 

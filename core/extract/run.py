@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from memdesk.core.entry import Entry
@@ -45,10 +46,10 @@ def run_extractor(
     if extract_fn is not None:
         return run_callable(extract_fn, messages, options, ctx, timeout=settings.timeout)
     request = extractor_request(settings)
-    if request is not None and cwd is not None and not is_allowed(cwd, request):
+    if request is not None and cwd is not None and not is_allowed(Path(cwd), request):
         # The working directory's settings name it, and the person has not allowed it
         # on this machine: it does not run; the built-in extractor does.
-        notice = refuse_once(request, cwd)
+        notice = refuse_once(request, Path(cwd))
         found = PluginResult(extract_candidates(messages, options), "", "heuristic")
         found.notice = notice
         return found

@@ -17,7 +17,7 @@ import dataclasses
 import difflib
 import re
 from collections.abc import Sequence
-from typing import Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from memdesk.core.guard.secrets import ALREADY, redact_text
 
@@ -46,6 +46,9 @@ _SEPARATORS = ("", "\n")
 
 
 class HasText(Protocol):
+    """A message record: a dataclass (copied with `dataclasses.replace`) with text."""
+
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
     text: str
     kind: str
 
@@ -97,7 +100,14 @@ def redact_across(a: str, b: str) -> tuple[str, str, int]:
             in_head = (max(start, resume) - resume, end - resume) if end > resume else None
             crosses = in_tail is not None and in_head is not None
             if not crosses:
-                piece = tail[in_tail[0] : in_tail[1]] if in_tail else head[in_head[0] : in_head[1]]  # type: ignore[index]
+                # A span inside the separator alone is in neither message: nothing to check.
+                piece = (
+                    tail[in_tail[0] : in_tail[1]]
+                    if in_tail
+                    else head[in_head[0] : in_head[1]]
+                    if in_head
+                    else ""
+                )
                 alone = tail_alone if in_tail else head_alone
                 if not piece.strip() or piece not in alone:
                     continue  # the piece alone is redacted anyway
@@ -121,8 +131,8 @@ def redact_across_messages(messages: Sequence[M]) -> list[M]:
         if previous >= 0:
             a, b, n = redact_across(out[previous].text, message.text)
             if n:
-                out[previous] = dataclasses.replace(out[previous], text=a)  # type: ignore[type-var]
-                out[index] = dataclasses.replace(message, text=b)  # type: ignore[type-var]
+                out[previous] = dataclasses.replace(out[previous], text=a)
+                out[index] = dataclasses.replace(message, text=b)
         previous = index
     return out
 

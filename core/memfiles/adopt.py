@@ -108,8 +108,8 @@ def adopt(store: Store, path: Path | str, format_name: str | None = None) -> Ado
         refused_ids = {entry.id for entry, _ in refused}
         kept = iter(added)
         by_block: dict[int, Entry] = {}
-        for index, entry in wanted:
-            if entry.id not in refused_ids:
+        for index, wanted_entry in wanted:
+            if wanted_entry.id not in refused_ids:
                 by_block[index] = next(kept)
         manifest = Manifest(
             path=str(path),

@@ -74,4 +74,6 @@ def detect_format(path: Path, text: str = "") -> MemoryFormat:
 
 def _in_codex_home(path: Path) -> bool:
     home = os.environ.get("CODEX_HOME")
-    return bool(home) and Path(home, "memories") in path.parents
+    if not home:
+        return False
+    return Path(home, "memories") in path.parents

@@ -15,6 +15,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from memdesk.core.atomic import atomic_write_text
 from memdesk.core.own_writes import NO_FINGERPRINT, Fingerprint, as_fingerprint
@@ -68,16 +69,17 @@ class Manifest:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> Manifest:
-        blocks = [ManagedBlock(**b) for b in data.get("blocks", [])]  # type: ignore[union-attr,arg-type]
+    def from_json(cls, data: dict[str, Any]) -> Manifest:
+        """From the parsed JSON of a manifest file (its values still unchecked)."""
+        blocks = [ManagedBlock(**b) for b in data.get("blocks", [])]
         return cls(
             path=str(data["path"]),
             format=str(data.get("format", "markdown")),
             blocks=blocks,
             rendered=str(data.get("rendered", "")),
-            owners=[int(x) for x in data.get("owners", [])],  # type: ignore[union-attr]
+            owners=[int(x) for x in data.get("owners", [])],
             newline=str(data.get("newline", "\n")),
-            retired={str(k): int(v) for k, v in dict(data.get("retired", {})).items()},  # type: ignore[call-overload]
+            retired={str(k): int(v) for k, v in dict(data.get("retired", {})).items()},
             adopted=str(data.get("adopted", "")),
             written=as_fingerprint(data.get("written")),
         )

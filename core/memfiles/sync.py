@@ -158,22 +158,22 @@ def _place(store: Store, manifest: Manifest, additions: list[Addition]) -> list[
             if block.kind != "fact":
                 planned.append((addition, block, None))
                 continue
-            entry = block_entry(
+            candidate = block_entry(
                 block, where, status="candidate", scope=scope, stamp=stamp, line=block.start
             )
-            entry.related = [
+            candidate.related = [
                 manifest.blocks[i].entry_id
                 for i in addition.replaces
                 if manifest.blocks[i].entry_id
             ]
-            digest = text_hash(entry.summary)
+            digest = text_hash(candidate.summary)
             if digest in waiting:  # committed before a crash, never placed: place it now
                 planned.append((addition, block, waiting.pop(digest)))
             elif digest not in known:
                 known.add(digest)
-                fresh.append(entry)
-                fresh_ids.add(entry.id)
-                planned.append((addition, block, entry))
+                fresh.append(candidate)
+                fresh_ids.add(candidate.id)
+                planned.append((addition, block, candidate))
     refused: list[tuple[Entry, GuardRefused]] = []
     added = store.add_many(fresh, actor="memory-file", label="ingest", refused=refused)
     refused_ids = {entry.id for entry, _ in refused}

@@ -2,9 +2,10 @@
 
 - exact: same sha256 of the normalised summary;
 - near / contradiction: the one verdict (verdict.py) on every pair whose cosine reaches
-  the lowest threshold of the `model` row; cross-lingual pairs count when the model maps
-  both languages into one space.
-`[search] duplicate_similarity` and `contradiction_similarity` override that row.
+  the lowest threshold of the row of the vectors compared (measure.py: `centred` for
+  the search service's centred vectors, `model` for raw ones); cross-lingual pairs
+  count when the model maps both languages into one space.
+`[search] duplicate_similarity` and `contradiction_similarity`, when set, override that row.
 """
 
 from __future__ import annotations
@@ -14,30 +15,33 @@ from typing import Protocol
 
 import numpy as np
 from memdesk.core.entry import Entry
+from memdesk.core.pairs.measure import Embeds, pool_matrix, thresholds_for
 from memdesk.core.pairs.pair import DuplicatePair, make_pair, ordered, sorted_key
-from memdesk.core.pairs.thresholds import THRESHOLDS, PairThresholds
+from memdesk.core.pairs.thresholds import PairThresholds
 from memdesk.core.pairs.verdict import Statement, verdict
 
 DEFAULT_STATUSES: tuple[str, ...] = ("candidate", "confirmed")
 _BLOCK = 1024
 
 
-class Embeds(Protocol):
-    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
-
-
 class PairSettings(Protocol):
-    """The `[search]` keys that move the model row (SearchSettings has them)."""
+    """The `[search]` keys that move the row (SearchSettings has them; None: unset)."""
 
-    duplicate_similarity: float
-    contradiction_similarity: float
+    @property
+    def duplicate_similarity(self) -> float | None: ...
+    @property
+    def contradiction_similarity(self) -> float | None: ...
 
 
-def model_thresholds(settings: PairSettings | None) -> PairThresholds:
-    row = THRESHOLDS["model"]
+def model_thresholds(settings: PairSettings | None, measure: str = "model") -> PairThresholds:
+    """The row of `measure` (measure.py) with the `[search]` overrides a person set."""
     if settings is None:
-        return row
-    return row.with_settings(settings.duplicate_similarity, settings.contradiction_similarity)
+        return thresholds_for(measure)
+    return thresholds_for(
+        measure,
+        duplicate=settings.duplicate_similarity,
+        contradiction=settings.contradiction_similarity,
+    )
 
 
 def find_duplicates(
@@ -56,7 +60,6 @@ def find_duplicates(
     one side among these ids (the same pairs as the full list restricted to them, but
     only the focused rows of the similarity matrix are computed).
     """
-    thresholds = model_thresholds(settings)
     pool = [e for e in entries if statuses is None or e.status in statuses]
     focused = None if focus is None else set(focus)
     pairs: dict[tuple[str, str], DuplicatePair] = {}
@@ -74,9 +77,13 @@ def find_duplicates(
 
     if focused is not None and not any(e.id in focused for e in pool):
         return ordered(pairs.values())
-    matrix = _matrix(pool, embedder, vectors)
+    if len(pool) < 2:
+        return ordered(pairs.values())
+    pooled = pool_matrix(pool, embedder, vectors)
+    matrix = pooled.vectors
     if matrix is None:
         return ordered(pairs.values())
+    thresholds = model_thresholds(settings, pooled.measure)
     lowest = min(
         thresholds.duplicate,
         thresholds.contradiction,
@@ -111,20 +118,3 @@ def find_duplicates(
             if found is not None:
                 pairs[sorted_key(a.id, b.id)] = make_pair(a, b, found.type, score, found.reason)
     return ordered(pairs.values())
-
-
-def _matrix(
-    pool: Sequence[Entry],
-    embedder: Embeds | None,
-    vectors: Mapping[str, np.ndarray] | None,
-) -> np.ndarray | None:
-    if len(pool) < 2:
-        return None
-    if vectors is not None and all(e.id in vectors for e in pool):
-        stack = getattr(vectors, "stack", None)  # SearchService.vectors(): one bulk copy
-        if callable(stack):
-            return stack([e.id for e in pool])
-        return np.stack([vectors[e.id] for e in pool]).astype(np.float32)
-    if embedder is None:
-        return None
-    return embedder.embed([e.search_text() for e in pool])

@@ -38,7 +38,9 @@ class Dismissals:
         if self._loaded is None:
             self._loaded = self.load()
         record = self._loaded.get(key)
-        return bool(record) and sorted(record.get("hashes", [])) == sorted(hashes)
+        if not record:
+            return False
+        return sorted(record.get("hashes", [])) == sorted(hashes)
 
     def add(self, key: str, hashes: Sequence[str], kind: str) -> None:
         pairs = self.load()

@@ -14,6 +14,7 @@ import functools
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 from memdesk.core.search.tokenizer import ENGLISH_STOPWORDS, has_cjk, tokenize
 
@@ -59,7 +60,7 @@ def has_change_cue(text: str) -> bool:
     return bool(CHANGE_CUES.search(text))
 
 
-def has_number(tokens: set[str]) -> bool:
+def has_number(tokens: Iterable[str]) -> bool:
     return any(HAS_DIGIT.search(t) for t in tokens)
 
 

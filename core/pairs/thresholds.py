@@ -11,7 +11,7 @@ consolidation) reads the row of the measure it used, so one pair gets one verdic
   each side has alone, not by the score: they reach 0.92). Similarity alone never
   makes a contradiction: a rephrasing scores as high ("Run the test suite with pytest -x
   before every commit" / "Before each commit, run pytest -x on the whole suite": 0.86).
-- `centred`: cosine of the vectors of a model whose cosines crowd together (e5: every
+- `centred`: cosine of the stored vectors of a model whose cosines crowd together (e5: every
   pair near 0.8), after centring each language on its mean (search/languages.py). The
   spread is wider and lower: the demo's "pnpm, not npm" / "switch to npm, drop pnpm"
   decision scores 0.33 (raw 0.89) and unrelated pairs stay under about 0.25, so a
@@ -40,15 +40,21 @@ class PairThresholds:
     rephrase: float  # same slot and subject, nothing changed: the same fact reworded
 
     def with_settings(
-        self, duplicate: float | None = None, contradiction: float | None = None
+        self,
+        duplicate: float | None = None,
+        contradiction: float | None = None,
+        *,
+        number_contradiction: float | None = None,
+        rephrase: float | None = None,
     ) -> PairThresholds:
         """This row with the `[search]` (or `[consolidation]`) overrides a person set."""
-        changes: dict[str, float] = {}
-        if duplicate is not None:
-            changes["duplicate"] = duplicate
-        if contradiction is not None:
-            changes["contradiction"] = contradiction
-        return replace(self, **changes)
+        wanted = {
+            "duplicate": duplicate,
+            "contradiction": contradiction,
+            "number_contradiction": number_contradiction,
+            "rephrase": rephrase,
+        }
+        return replace(self, **{k: v for k, v in wanted.items() if v is not None})
 
 
 THRESHOLDS: dict[str, PairThresholds] = {

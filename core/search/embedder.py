@@ -18,6 +18,7 @@ import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from importlib import resources
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -43,6 +44,12 @@ _MINILM_FILES = (
     "special_tokens_map.json",
     "config.json",
 )
+
+
+class LoadFromSettings(Enum):
+    """`SearchService(embedder=...)` default: load the embedder the settings name."""
+
+    LOAD = "load"
 
 
 class Embedder(Protocol):
@@ -96,12 +103,12 @@ class FastEmbedEmbedder:
         try:
             from fastembed import TextEmbedding
 
-            kwargs: dict = {"model_name": model_name, "threads": threads}
-            if specific_model_path is not None:
-                kwargs["specific_model_path"] = str(specific_model_path)
-            if cache_dir is not None:
-                kwargs["cache_dir"] = str(cache_dir)
-            self._model = TextEmbedding(**kwargs)
+            cache = None if cache_dir is None else str(cache_dir)
+            if specific_model_path is None:
+                self._model = TextEmbedding(model_name, cache, threads)
+            else:  # a model shipped in a package: through TextEmbedding's **kwargs
+                local = str(specific_model_path)
+                self._model = TextEmbedding(model_name, cache, threads, specific_model_path=local)
         except Exception as exc:  # fastembed raises many kinds when a model is missing
             raise ModelUnavailable(f"fastembed could not load {model_name!r}: {exc}") from exc
         self.name = name or model_name

@@ -137,6 +137,8 @@ class LanguageCentering:
 class CentredVectors(Mapping[str, np.ndarray]):
     """An id -> vector view whose vectors are centred on their language's mean."""
 
+    centred_on_language = True  # the pair finders cut these with their `centred` row
+
     def __init__(
         self,
         vectors: Mapping[str, np.ndarray],

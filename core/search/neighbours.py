@@ -100,10 +100,10 @@ class SessionNeighbours:
             members = dict.fromkeys(self._order.get(key, []))
             members.update(dict.fromkeys(ids))
             found = [entries[i] for i in members if i in entries and session_of(entries[i]) == key]
-            for old in self._order.pop(key, []):
-                if self._session.get(old) == key:
-                    del self._session[old]
-                    del self._position[old]
+            for member in self._order.pop(key, []):
+                if self._session.get(member) == key:
+                    del self._session[member]
+                    del self._position[member]
             self._place(key, found)
         for entry_id in ids:
             touched.update(i for i in self.around(entry_id) if i is not None)
@@ -156,7 +156,7 @@ class SessionNeighbours:
 def lift_by_neighbours(
     scores: np.ndarray,
     cosine: np.ndarray,
-    top: Sequence[int],
+    top: Iterable[int],
     ids: Sequence[str],
     row_of: Mapping[str, int],
     neighbours: SessionNeighbours,

@@ -21,12 +21,12 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 from memdesk.core.entry import Entry
 from memdesk.core.search.context_vectors import CONTEXT_SHARE, ContextVectors
-from memdesk.core.search.embedder import Embedder, load_embedder, query_vector
+from memdesk.core.search.embedder import Embedder, LoadFromSettings, load_embedder, query_vector
 from memdesk.core.search.filters import row_mask, time_filter
 from memdesk.core.search.fusion import NEEDS_TERM_COVER, RankedLists, fusion_for, status_weight
 from memdesk.core.search.hits import Hit, matched_terms, reason_of
@@ -57,7 +57,7 @@ MODES: tuple[str, ...] = ("hybrid", "text", "semantic")
 MIN_SIMILARITY = {"e5-multilingual": 0.7, "use-multilingual": 0.2, "minilm-int8": 0.3}
 _DEFAULT_MIN_SIMILARITY = 0.3
 
-_LOAD = object()  # sentinel: load the embedder the settings name
+_LOAD: Final = LoadFromSettings.LOAD  # load the embedder the settings name
 
 
 @dataclass
@@ -76,7 +76,7 @@ class SearchService:
         index_dir: Path,
         settings: SearchSettings | Mapping[str, Any] | None = None,
         *,
-        embedder: Embedder | None | object = _LOAD,
+        embedder: Embedder | LoadFromSettings | None = _LOAD,
     ) -> None:
         keep_freed_memory_small()
         self.index_dir = Path(index_dir)
@@ -91,7 +91,7 @@ class SearchService:
             self.embedder: Embedder | None = loaded.embedder
             self.model_status = loaded.status
         else:
-            self.embedder = embedder  # type: ignore[assignment]
+            self.embedder = embedder
             self.model_status = (
                 f"model {embedder.name}" if embedder is not None else "no embedding model"
             )
@@ -320,10 +320,10 @@ class SearchService:
     def pair_vectors(self) -> Mapping[str, np.ndarray]:
         """The vectors the pair finder compares: as stored, or centred on their
         language's mean for a model whose cosines crowd together (languages.py)."""
-        if not getattr(self.embedder, "anisotropic", False):
+        if self.embedder is None or not getattr(self.embedder, "anisotropic", False):
             return self.vectors()
         if self._sample_means is None:
-            self._sample_means = sample_means(self.embedder.embed)  # type: ignore[union-attr]
+            self._sample_means = sample_means(self.embedder.embed)
         with self._lock:
             codes, scales, ids = self._matrix.live()
             centring = self._centring(codes, scales, ids)

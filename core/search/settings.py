@@ -30,10 +30,11 @@ class SearchSettings:
     text_weight: float = 0.5
     # Reciprocal rank fusion constant (Cormack et al. use 60).
     rrf_k: int = 60
-    # Seed 001: near-duplicates at cosine >= 0.95.
-    duplicate_similarity: float = 0.95
-    # Same kind and scope, this similar, but different values: a likely contradiction.
-    contradiction_similarity: float = 0.5
+    # Pair thresholds: None = the shared row of the vectors compared (core/pairs/
+    # thresholds.py: near-duplicates from 0.95; a contradiction from 0.5 on a model's raw
+    # cosines, from 0.3 on the centred vectors of e5). A value set here overrides the row.
+    duplicate_similarity: float | None = None
+    contradiction_similarity: float | None = None
 
     @classmethod
     def from_mapping(cls, settings: Mapping[str, Any] | None) -> SearchSettings:
@@ -71,7 +72,7 @@ class SearchSettings:
             )
         for key in ("min_similarity", "duplicate_similarity", "contradiction_similarity"):
             value = getattr(self, key)
-            if key == "min_similarity" and value is None:
+            if value is None:
                 continue
             if (
                 isinstance(value, bool)

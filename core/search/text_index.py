@@ -10,7 +10,7 @@ import json
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,7 +97,7 @@ class TextIndex:
         upserts: Sequence[Entry],
         deletes: Iterable[str] = (),
         *,
-        fresh: set[str] = frozenset(),
+        fresh: Set[str] = frozenset(),
         context_of: ContextOf | None = None,
     ) -> None:
         """Add or replace `upserts`, remove `deletes`, in one commit. Ids in `fresh` are
@@ -184,7 +184,7 @@ class TextIndex:
         return tantivy.Query.boolean_query(clauses)
 
     def search(
-        self, text: str, *, limit: int = 50, filters: dict[str, Iterable[str]] | None = None
+        self, text: str, *, limit: int = 50, filters: Mapping[str, Iterable[str]] | None = None
     ) -> list[TextHit]:
         query = self.parse(text)
         if query is None:

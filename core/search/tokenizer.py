@@ -16,8 +16,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, Protocol
 
 from memdesk.core.stopwords import ENGLISH_STOPWORDS
+
+if TYPE_CHECKING:
+    import tantivy  # imported where an index opens: the tokenizer alone stays light
 
 ANALYZER_NAME = "memdesk_cjk_en"
 
@@ -40,8 +44,12 @@ _TOKEN = re.compile(f"(?P<cjk>[{_CJK_RANGES}]+)|(?P<word>(?:(?![{_CJK_RANGES}])[
 CHINESE_STOPCHARS: frozenset[str] = frozenset("的了是在和也就都而及与着或么吗呢吧啊什哪")
 
 
+class Stemmer(Protocol):
+    def stem_word(self, word: str) -> str: ...
+
+
 @lru_cache(maxsize=1)
-def _stemmer():
+def _stemmer() -> Stemmer:
     from py_rust_stemmers import SnowballStemmer  # shipped with fastembed
 
     return SnowballStemmer("english")
@@ -120,7 +128,7 @@ def scripts_of(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def build_tantivy_analyzer():
+def build_tantivy_analyzer() -> tantivy.TextAnalyzer:
     """The tantivy analyzer; must be registered again on every index open."""
     import tantivy
 

@@ -20,6 +20,7 @@ disk again (`load`) only when a later bulk job needs it.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import zipfile
 from collections.abc import Iterable, Sequence
@@ -185,7 +186,9 @@ class VectorCache:
         scales[: self._used] = self._scales[: self._used]
         self._codes, self._scales = codes, scales
 
-    def _store(self, keys: Sequence[str], codes: np.ndarray, scales: np.ndarray, *, pending: bool):
+    def _store(
+        self, keys: Sequence[str], codes: np.ndarray, scales: np.ndarray, *, pending: bool
+    ) -> None:
         self._grow(self._used + len(keys))
         rows = np.empty(len(keys), np.intp)
         for i, key in enumerate(keys):
@@ -268,6 +271,8 @@ class VectorCache:
 def _fill(archive: zipfile.ZipFile, name: str, out: np.ndarray) -> bool:
     """Read the .npy member `name` into `out` (same shape and dtype) without a temporary."""
     with archive.open(name) as stream:
+        if not isinstance(stream, io.BufferedIOBase):  # a ZipExtFile is one (has readinto)
+            return False
         version = np.lib.format.read_magic(stream)
         if version == (1, 0):
             shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
@@ -275,7 +280,7 @@ def _fill(archive: zipfile.ZipFile, name: str, out: np.ndarray) -> bool:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
         if shape != out.shape or fortran or dtype != out.dtype or not out.flags.c_contiguous:
             return False
-        view = memoryview(out).cast("B")
+        view = out.data.cast("B")  # the array's own buffer: filled in place
         filled = 0
         while filled < len(view):
             # Bounded reads: a zip member's readinto reads into a temporary of the

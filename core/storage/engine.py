@@ -344,9 +344,10 @@ class EntryStore:
             current = self.get(entry_id)
             base = current
             if base_version is not None and base_version != current.version:
-                base = self.version_of(entry_id, base_version)
-                if base is None:
+                older = self.version_of(entry_id, base_version)
+                if older is None:
                     raise StoreError(f"version {base_version} of {entry_id} is not in the journal")
+                base = older
             wanted = applied(base, changes)
             if base is not current:
                 wanted = field_conflicts.merged_edit(base, wanted, current)

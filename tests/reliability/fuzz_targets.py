@@ -18,56 +18,34 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
+from fuzz_inputs import (
+    json_files,
+    json_values,
+    jsonl_bytes,
+    jsonl_files,
+    markdown_files,
+    maybe,
+    odd_text,
+)
 from hypothesis import strategies as st
-
-# -- building blocks --------------------------------------------------------------------
-
-# Text with what breaks parsers: lone surrogates, control characters, CJK, markers.
-odd_text = st.lists(
-    st.one_of(
-        st.characters(exclude_categories=()),  # every code point, lone surrogates too
-        st.sampled_from(
-            ["\ud83d", "\udce9", "\r", "\n", "\x00", "<<<<<<< HEAD", "=======", ">>>>>>> b", "用户"]
-        ),
-    ),
-    max_size=12,
-).map("".join)
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=True, allow_infinity=True)
-    | odd_text
-)
-json_values = st.recursive(
-    scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(odd_text, inner, max_size=4),
-    max_leaves=12,
-)
-
-
-def _maybe(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """Usually the right shape, sometimes any JSON value at all."""
-    return st.one_of(strategy, strategy, json_values)
-
 
 ENTRY_KEYS = ("kind", "scope", "status", "confidence")
 entry_dicts = st.fixed_dictionaries(
     {},
     optional={
-        "id": _maybe(st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True)),
-        "summary": _maybe(odd_text),
-        "kind": _maybe(st.sampled_from(["project", "decision", "opinion"])),
-        "scope": _maybe(st.sampled_from(["project", "user", "x"])),
-        "status": _maybe(st.sampled_from(["candidate", "confirmed", "expired", "gone"])),
-        "confidence": _maybe(st.sampled_from(["low", "medium", "high", "0.5"])),
-        "facts": _maybe(st.lists(odd_text, max_size=3)),
-        "tags": _maybe(st.lists(odd_text, max_size=3)),
-        "valid_until": _maybe(st.sampled_from(["2026-01-01", "soon", "", "2026-02-30"])),
-        "version": _maybe(st.integers(min_value=-2, max_value=5)),
-        "created": _maybe(st.sampled_from(["2026-01-01T00:00:00Z", "yesterday", "1e300"])),
-        "source": _maybe(st.fixed_dictionaries({}, optional={"origin": _maybe(odd_text)})),
-        "flags": _maybe(st.dictionaries(odd_text, odd_text, max_size=2)),
+        "id": maybe(st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True)),
+        "summary": maybe(odd_text),
+        "kind": maybe(st.sampled_from(["project", "decision", "opinion"])),
+        "scope": maybe(st.sampled_from(["project", "user", "x"])),
+        "status": maybe(st.sampled_from(["candidate", "confirmed", "expired", "gone"])),
+        "confidence": maybe(st.sampled_from(["low", "medium", "high", "0.5"])),
+        "facts": maybe(st.lists(odd_text, max_size=3)),
+        "tags": maybe(st.lists(odd_text, max_size=3)),
+        "valid_until": maybe(st.sampled_from(["2026-01-01", "soon", "", "2026-02-30"])),
+        "version": maybe(st.integers(min_value=-2, max_value=5)),
+        "created": maybe(st.sampled_from(["2026-01-01T00:00:00Z", "yesterday", "1e300"])),
+        "source": maybe(st.fixed_dictionaries({}, optional={"origin": maybe(odd_text)})),
+        "flags": maybe(st.dictionaries(odd_text, odd_text, max_size=2)),
     },
 )
 
@@ -143,19 +121,19 @@ def check_entry_roundtrip(data: dict[str, Any], folder: Path) -> None:
 
 # Journal lines: JSON values shaped like records, or any text.
 record_dicts = st.fixed_dictionaries(
-    {"op": _maybe(st.sampled_from(["add", "edit", "reject", "delete", "merge", "undo"]))},
+    {"op": maybe(st.sampled_from(["add", "edit", "reject", "delete", "merge", "undo"]))},
     optional={
-        "entry_id": _maybe(st.just("m-1")),
-        "actor": _maybe(st.sampled_from(["cli", "tui", "agent"])),
-        "group": _maybe(st.sampled_from(["g1", "g2"])),
-        "time": _maybe(st.just("2026-01-01T00:00:00+00:00")),
-        "version_before": _maybe(st.integers(0, 3)),
-        "version_after": _maybe(st.integers(0, 3)),
-        "changes": _maybe(st.dictionaries(odd_text, json_values, max_size=2)),
-        "before": _maybe(entry_dicts),
-        "after": _maybe(entry_dicts),
-        "target_group": _maybe(st.sampled_from(["g1", "g2"])),
-        "payload": _maybe(st.dictionaries(odd_text, json_values, max_size=2)),
+        "entry_id": maybe(st.just("m-1")),
+        "actor": maybe(st.sampled_from(["cli", "tui", "agent"])),
+        "group": maybe(st.sampled_from(["g1", "g2"])),
+        "time": maybe(st.just("2026-01-01T00:00:00+00:00")),
+        "version_before": maybe(st.integers(0, 3)),
+        "version_after": maybe(st.integers(0, 3)),
+        "changes": maybe(st.dictionaries(odd_text, json_values, max_size=2)),
+        "before": maybe(entry_dicts),
+        "after": maybe(entry_dicts),
+        "target_group": maybe(st.sampled_from(["g1", "g2"])),
+        "payload": maybe(st.dictionaries(odd_text, json_values, max_size=2)),
     },
 )
 journal_lines = st.lists(
@@ -196,107 +174,6 @@ def check_journal(lines: list[str], folder: Path) -> None:
     from memdesk.core.stats import compute_stats
 
     compute_stats(store, measure=False)
-
-
-# Transcripts, one target per reader.
-def _content_blocks() -> st.SearchStrategy[Any]:
-    block = st.fixed_dictionaries(
-        {"type": _maybe(st.sampled_from(["text", "tool_use", "tool_result", "thinking"]))},
-        optional={
-            "text": _maybe(odd_text),
-            "content": _maybe(odd_text),
-            "name": _maybe(odd_text),
-            "input": json_values,
-        },
-    )
-    return _maybe(st.one_of(odd_text, st.lists(block, max_size=3)))
-
-
-claude_records = st.fixed_dictionaries(
-    {
-        "type": _maybe(st.sampled_from(["user", "assistant", "summary", "system"])),
-        "message": _maybe(
-            st.fixed_dictionaries(
-                {"role": _maybe(st.sampled_from(["user", "assistant"]))},
-                optional={"content": _content_blocks()},
-            )
-        ),
-    },
-    optional={
-        "sessionId": _maybe(odd_text),
-        "timestamp": _maybe(odd_text),
-        "isSidechain": json_values,
-    },
-)
-plain_records = st.fixed_dictionaries(
-    {"role": _maybe(st.sampled_from(["user", "assistant", "human", "tool", "x"]))},
-    optional={"content": _content_blocks(), "timestamp": json_values, "session_id": json_values},
-)
-chatgpt_nodes = st.dictionaries(
-    st.sampled_from(["a", "b", "c"]),
-    _maybe(
-        st.fixed_dictionaries(
-            {},
-            optional={
-                "parent": _maybe(st.sampled_from(["a", "b", "c"])),
-                "message": _maybe(
-                    st.fixed_dictionaries(
-                        {
-                            "author": _maybe(
-                                st.fixed_dictionaries(
-                                    {"role": _maybe(st.sampled_from(["user", "assistant"]))}
-                                )
-                            )
-                        },
-                        optional={
-                            "create_time": _maybe(
-                                st.one_of(st.floats(), st.integers(), st.just("2024-01-01"))
-                            ),
-                            "content": _maybe(
-                                st.fixed_dictionaries(
-                                    {},
-                                    optional={"parts": _maybe(st.lists(json_values, max_size=3))},
-                                )
-                            ),
-                        },
-                    )
-                ),
-            },
-        )
-    ),
-    max_size=3,
-)
-chatgpt_records = st.fixed_dictionaries(
-    {"mapping": _maybe(chatgpt_nodes)},
-    optional={"current_node": _maybe(st.sampled_from(["a", "b", "c"])), "title": json_values},
-)
-any_record = st.one_of(claude_records, plain_records, chatgpt_records, json_values)
-
-
-def _jsonl(records: list[Any]) -> bytes:
-    return "".join(json.dumps(r, default=str) + "\n" for r in records).encode(
-        "utf-8", "surrogatepass"
-    )
-
-
-jsonl_files = st.one_of(st.lists(any_record, max_size=5).map(_jsonl), st.binary(max_size=300))
-json_files = st.one_of(
-    st.lists(any_record, max_size=4).map(
-        lambda rs: json.dumps(rs, default=str).encode("utf-8", "surrogatepass")
-    ),
-    chatgpt_records.map(lambda r: json.dumps(r, default=str).encode("utf-8", "surrogatepass")),
-    st.binary(max_size=300),
-)
-markdown_files = st.one_of(
-    st.lists(
-        st.one_of(
-            st.sampled_from(["## User", "**Assistant:**", "用户：", "```", "# 10:30", "- note"]),
-            odd_text,
-        ),
-        max_size=8,
-    ).map(lambda lines: "\n".join(lines).encode("utf-8", "surrogatepass")),
-    st.binary(max_size=300),
-)
 
 
 def _transcript_check(suffix: str) -> Callable[[bytes, Path], None]:
@@ -467,10 +344,10 @@ def check_conflict_markers(raw: bytes, folder: Path) -> None:
 
 # Import files: JSON arrays or JSONL of entry-shaped objects, or any bytes.
 import_files = st.one_of(
-    st.lists(_maybe(entry_dicts), max_size=4).map(
+    st.lists(maybe(entry_dicts), max_size=4).map(
         lambda items: json.dumps(items, default=str).encode("utf-8", "surrogatepass")
     ),
-    st.lists(_maybe(entry_dicts), max_size=4).map(_jsonl),
+    st.lists(maybe(entry_dicts), max_size=4).map(jsonl_bytes),
     st.binary(max_size=300),
 )
 

@@ -127,6 +127,7 @@ def _record_messages(record: Any, locator: str, stats: ReadStats) -> list[Messag
     sidechain = bool(record.get("isSidechain") or record.get("parent_tool_use_id"))
 
     content = body.get("content")
+    out: list[Message]
     if type(content) is str:  # the common plain prompt: no block walk
         texts, out = [content], []
     else:

@@ -71,7 +71,7 @@ def iter_json_values(handle: IO[bytes], stats: ReadStats) -> Iterator[tuple[int,
             try:
                 value, end = decoder.raw_decode(buffer, pos)
                 break
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 grown = len(buffer)
                 # Not enough text yet: read until the buffer has doubled, then retry
                 # (keeps the cost linear even for one very large element).
