@@ -352,6 +352,7 @@ def bench_terminal(root: Path, rounds: int) -> tuple[list[float], list[float], l
         )  # fmt: skip
         try:
             time.sleep(0.3)
+            prompt = _last_line(tmux, name)  # the shell's prompt, to know when it is back
             t0 = time.perf_counter()
             subprocess.run([tmux, "send-keys", "-t", name, f"{script} open {root}", "Enter"])
             seen_first = None
@@ -372,16 +373,24 @@ def bench_terminal(root: Path, rounds: int) -> tuple[list[float], list[float], l
             t0 = time.perf_counter()
             subprocess.run([tmux, "send-keys", "-t", name, "q"])
             while time.perf_counter() < t0 + 60:
-                screen = subprocess.run(
-                    [tmux, "capture-pane", "-p", "-t", name], capture_output=True, text=True
-                ).stdout
-                if "candidates waiting" not in screen and "$" in screen:
+                if prompt and _last_line(tmux, name) == prompt:
                     quit_.append(time.perf_counter() - t0)
                     break
                 time.sleep(0.01)
         finally:
             subprocess.run([tmux, "kill-session", "-t", name], capture_output=True)
     return first, filled, quit_
+
+
+def _last_line(tmux: str, name: str) -> str:
+    """The last non-empty line of a tmux pane."""
+    import subprocess
+
+    screen = subprocess.run(
+        [tmux, "capture-pane", "-p", "-t", name], capture_output=True, text=True
+    ).stdout
+    lines = [line.rstrip() for line in screen.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
 
 
 ROWS = ("append", "start", "terminal", "keys", "conflicts")

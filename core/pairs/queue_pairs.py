@@ -58,6 +58,9 @@ class QueuePairs:
         # Invariant: `_pairs` holds every pair (dismissed or not) touching a covered id.
         self._covered: set[str] = set()
         self._pairs: dict[tuple[str, str], Pair] = {}
+        # id -> keys of the kept pairs touching it: a change or the queue's listing
+        # reads the pairs of a few entries, not all of them (10k at 10k entries).
+        self._touching: dict[str, set[tuple[str, str]]] = {}
 
     # -- listings --------------------------------------------------------------------
     def pairs(self, entries: Sequence[Entry], search: Any = None) -> list[Pair]:
@@ -106,9 +109,11 @@ class QueuePairs:
         self.last_dirty = len(dirty)
         if not dirty:
             return
-        self._pairs = {
-            k: p for k, p in self._pairs.items() if k[0] not in dirty and k[1] not in dirty
-        }
+        for entry_id in dirty:
+            for key in self._touching.pop(entry_id, ()):
+                if self._pairs.pop(key, None) is not None:
+                    other = key[1] if key[0] == entry_id else key[0]
+                    self._touching.get(other, set()).discard(key)
         self._covered -= dirty
         self._covered &= self._vectors.keys()
         if self._covered:
@@ -132,13 +137,13 @@ class QueuePairs:
     def _listing(self, focus: set[str] | None) -> list[Pair]:
         assert self._entries is not None or not self._pairs
         now_by_id = self._entries or {}
+        if focus is None:
+            found: Iterable[Pair] = self._pairs.values()
+        else:
+            keys = set().union(*(self._touching.get(i, ()) for i in focus))
+            found = (self._pairs[k] for k in keys)
         dismissed = Dismissals(self.meta_dir)
-        kept = []
-        for pair in self._pairs.values():
-            if focus is not None and pair.a not in focus and pair.b not in focus:
-                continue
-            if not dismissed.contains_pair(now_by_id[pair.a], now_by_id[pair.b]):
-                kept.append(pair)
+        kept = [p for p in found if not dismissed.contains_pair(now_by_id[p.a], now_by_id[p.b])]
         return ordered(kept)
 
     def _reindex(
@@ -233,6 +238,9 @@ class QueuePairs:
                 if pair is not None:
                     found[key] = pair
         self._pairs.update(found)
+        for key in found:
+            self._touching.setdefault(key[0], set()).add(key)
+            self._touching.setdefault(key[1], set()).add(key)
 
 
 def _pair_fields(entry: Entry) -> tuple[Any, ...]:
