@@ -147,3 +147,35 @@ async def test_a_list_longer_than_its_window_is_walked_through_by_the_keys(
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert _kinds(screen) == DEMO_KINDS[:2]
+
+
+async def test_opened_before_the_pairs_are_found_it_shows_the_field_conflicts_first(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memdesk.tui.services import Services
+
+    gate = threading.Event()
+    real_pairs = Services.conflict_pairs
+
+    def slow_pairs(self: Services, *args: Any, **kwargs: Any) -> Any:
+        gate.wait(30)
+        return real_pairs(self, *args, **kwargs)
+
+    monkeypatch.setattr(Services, "conflict_pairs", slow_pairs)
+    app = make_app(store)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await pilot.press("c")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConflictsScreen))
+            screen = app.screen
+            await wait_for(pilot, lambda: _kinds(screen) == ["conflict-markers"])
+            assert not screen.loaded
+            title = str(screen.query_one("#conflicts-title", Static).render())
+            assert "finding pairs" in title
+            assert "git markers" in str(screen.query_one("#conflict-reason", Static).render())
+            gate.set()
+            await wait_for(pilot, lambda: screen.loaded and _kinds(screen) == DEMO_KINDS)
+            assert "3 open" in str(screen.query_one("#conflicts-title", Static).render())
+    finally:
+        gate.set()

@@ -122,6 +122,13 @@ class ConflictsScreen(LiveScreen):
         worker = get_current_worker()
         listing = getattr(self.services, "conflicts", None)
         if callable(listing):
+            if not self.loaded and getattr(self.services, "known_conflicts", None) is None:
+                # Nothing found yet (the desk has just started): the field conflicts at
+                # once, the pairs when they are found.
+                lock = lock_of(self.store, self.services)
+                fields = list_conflicts(self.store, include_pairs=False, lock=lock)
+                if not worker.is_cancelled:
+                    self.app.call_from_thread(self._show_items, fields, None, True)
             # The desk's services keep the pairs between changes (only what changed is
             # looked at again) and the entries read.
             items = listing(cancelled=lambda: worker.is_cancelled)
@@ -139,19 +146,26 @@ class ConflictsScreen(LiveScreen):
             self._reload_timer.stop()
         self._reload_timer = self.set_timer(RELOAD_DELAY, self.reload)
 
-    def _show_items(self, items: list[OpenConflict], rows: list[Row] | None = None) -> None:
+    def _show_items(
+        self, items: list[OpenConflict], rows: list[Row] | None = None, finding: bool = False
+    ) -> None:
+        """Show `items`; `finding`: the pairs are still being looked for."""
         option_list = self.query_one("#conflict-list", ConflictList)
         previous = self.selected
         if rows is None:
             rows = [Row(i.key, self._row(i), _shown_as(i)) for i in items]
         self.items = items
-        self.loaded = True
+        self.loaded = not finding
         index = 0
         if previous is not None:
             index = next((n for n, i in enumerate(items) if i.key == previous.key), 0)
         option_list.show(rows, index)  # rebuilds its options only when they changed
         title = self.query_one("#conflicts-title", Static)
-        if items:
+        if finding:
+            title.update(f"Conflicts · {len(items)} open so far · finding pairs…")
+            if items:
+                option_list.focus()
+        elif items:
             title.update(f"Conflicts · {len(items)} open")
             option_list.focus()
         else:
