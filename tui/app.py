@@ -149,10 +149,16 @@ class MemdeskApp(App[int]):
                 memory_files=plan.memory_files,
             )
             self.watcher.start()
+
+    def _start_background(self) -> None:
+        """After the queue first shows its rows: the work that would compete with the
+        first read of the entries (for the store's lock, the GIL and the 2 cores of a
+        small machine) if it started with it."""
+        if self.watch_files:
             # Lines agents appended while the desk was closed join the queue now.
             self.ingest_changes(WatchedChanges(memory_md=True), catch_up=True)
         if self.services.load_model:
-            self.call_after_refresh(self.build_search_index)
+            self.build_search_index()
         else:
             self.sync_search_index()  # flags from word overlap, no model needed
 
@@ -277,10 +283,13 @@ class MemdeskApp(App[int]):
             # back on unmount.
             gc.freeze()
             self._gc_frozen = True
+        first = self._shown_generation < 0
         self._shown_generation = generation
         self.counts = counts
         self.header_text = header_content(self.display_dir, counts)
         self.data_version += 1
+        if first:
+            self.call_after_refresh(self._start_background)
 
     def on_store_changed(self, message: StoreChanged) -> None:
         self.services.invalidate(message.change.ids)
