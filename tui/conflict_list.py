@@ -10,8 +10,9 @@ plain OptionList it was.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from textual.content import Content
 from textual.widgets import OptionList
@@ -23,15 +24,21 @@ WINDOW = 200
 @dataclass(frozen=True)
 class Row:
     key: str  # unique among the rows (an option id)
-    prompt: Content
+    item: Any  # what `prompt` lays out (only the rows in the window are laid out)
     shown_as: Hashable  # equal for two rows that look the same and mean the same
 
 
 class ConflictList(OptionList):
     """An OptionList over `rows`, `WINDOW` options at a time; `index` counts all rows."""
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+    def __init__(
+        self,
+        prompt: Callable[[Any], Content],
+        *,
+        id: str | None = None,  # noqa: A002
+    ) -> None:
         super().__init__(id=id)
+        self.prompt = prompt
         self.all_rows: list[Row] = []
         self.window_start = 0  # the first row in the window
 
@@ -69,7 +76,7 @@ class ConflictList(OptionList):
     def _fill(self, offset: int, index: int) -> None:
         self.window_start = offset
         window = self.all_rows[offset : offset + WINDOW]
-        self.set_options([Option(r.prompt, id=r.key) for r in window])
+        self.set_options([Option(self.prompt(r.item), id=r.key) for r in window])
         self.highlighted = index - offset
 
     def _move_to(self, index: int) -> None:

@@ -10,7 +10,6 @@ only lays it out and maps keys to those calls.
 
 from __future__ import annotations
 
-import json
 from typing import Any, ClassVar
 
 from memdesk.core.conflicts import (
@@ -54,9 +53,15 @@ SIDE_LABELS = {
 RELOAD_DELAY = 0.1  # seconds: a burst of store changes reloads the list once
 
 
-def _shown_as(item: OpenConflict) -> str:
-    """Everything the list and the detail pane show of an item (equal: nothing to redo)."""
-    return json.dumps(item.to_json(), sort_keys=True, default=str) + "\x00" + "".join(item.hashes)
+def _shown_as(item: OpenConflict) -> tuple[object, ...]:
+    """What the list shows of an item and what acting on it reads (equal: the option
+    need not be laid out again). Cheap: a list of 10k conflicts is compared whole."""
+    pair = item.pair
+    pair_part = (pair.a, pair.b, pair.type, round(pair.score, 4), pair.method) if pair else ()
+    conflict = item.conflict
+    fields = (conflict.path, tuple(conflict.field_names)) if conflict else ()
+    return (item.key, item.kind, tuple(item.ids), item.title, item.reason, tuple(item.hashes),
+            pair_part, fields)  # fmt: skip
 
 
 def spans_content(spans: list[Span], changed_style: str) -> Content:
@@ -90,7 +95,7 @@ class ConflictsScreen(LiveScreen):
     def compose(self) -> ComposeResult:
         yield Static("Conflicts", id="conflicts-title")
         with Horizontal(id="conflicts-body"):
-            yield ConflictList(id="conflict-list")
+            yield ConflictList(self._row, id="conflict-list")
             with Vertical(id="conflict-detail"):
                 yield Static("", id="conflict-reason")
                 yield VerticalScroll(id="conflict-sides")
@@ -136,7 +141,7 @@ class ConflictsScreen(LiveScreen):
             search = search_of(self.services)
             items = list_conflicts(self.store, search, lock=lock_of(self.store, self.services))
         if items is not None and not worker.is_cancelled:
-            rows = [Row(i.key, self._row(i), _shown_as(i)) for i in items]
+            rows = [Row(i.key, i, _shown_as(i)) for i in items]
             self.app.call_from_thread(self._show_items, items, rows)
 
     def _schedule_reload(self) -> None:
@@ -153,7 +158,7 @@ class ConflictsScreen(LiveScreen):
         option_list = self.query_one("#conflict-list", ConflictList)
         previous = self.selected
         if rows is None:
-            rows = [Row(i.key, self._row(i), _shown_as(i)) for i in items]
+            rows = [Row(i.key, i, _shown_as(i)) for i in items]
         self.items = items
         self.loaded = not finding
         index = 0
