@@ -304,6 +304,9 @@ class Services:
         slice of candidates at a time and stops once `cancelled()` (the desk closing)."""
         if entries is None:
             entries = self.entries()
+        if blocking and not self._flags_found and not _read_texts(entries, cancelled):
+            self.flags_behind = True
+            return False
         while True:
             if not self._pairs_lock.acquire(blocking=blocking):
                 self.flags_behind = True
@@ -404,6 +407,22 @@ class Services:
             )
             ranked.extend(scored)
         return ranked[:limit]
+
+
+def _read_texts(entries: Sequence[Entry], cancelled: Callable[[], bool]) -> bool:
+    """Tokenize the entries for the pair keeper ahead of its first pass (memoised by
+    text), a slice at a time: the pass then holds the keeper for less, and quitting
+    meanwhile stops here. False once `cancelled()`."""
+    from memdesk.core.pairs import LIVE_STATUSES
+    from memdesk.core.pairs.lexical import entry_token_counts
+
+    for start in range(0, len(entries), 4 * PAIR_SLICE):
+        for entry in entries[start : start + 4 * PAIR_SLICE]:
+            if entry.status in LIVE_STATUSES:
+                entry_token_counts(entry)
+        if cancelled():
+            return False
+    return True
 
 
 def _arrival(entry: Entry) -> tuple[dt.datetime, str]:
