@@ -113,6 +113,8 @@ class ConflictsScreen(LiveScreen):
         known = getattr(self.services, "known_conflicts", None)
         if isinstance(known, list):
             self._show_items(known)
+            if getattr(self.services, "conflicts_current", False):
+                return  # listed from the data as it is: nothing to bring up to date
         self.reload()
 
     # -- loading ------------------------------------------------------------------------
