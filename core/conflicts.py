@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,13 +102,20 @@ def list_conflicts(
     *,
     include_pairs: bool = True,
     lock: AbstractContextManager[Any] | None = None,
+    pairs: Sequence[Pair] | None = None,
+    entries: Sequence[Entry] | None = None,
 ) -> list[OpenConflict]:
     """Field conflicts first (they block a clean store), then contradictions, then
     duplicates; dismissed pairs are left out. `lock` is held while reading the store
-    only, not while pairs are compared (that can take seconds at 10k entries)."""
+    only, not while pairs are compared (that can take seconds at 10k entries).
+    `pairs` and `entries`: found and read already (the desk keeps both current between
+    changes, see `QueuePairs`); found and read here when None."""
     with lock if lock is not None else nullcontext():
         open_conflicts = store.open_conflicts()
-        all_entries = store.entries() if include_pairs else []
+        if not include_pairs:
+            all_entries: Sequence[Entry] = []
+        else:
+            all_entries = entries if entries is not None else store.entries()
     items: list[OpenConflict] = []
     for conflict in open_conflicts:
         side = conflict.theirs or conflict.ours or {}
@@ -126,7 +134,8 @@ def list_conflicts(
     entries = {e.id: e for e in all_entries}
     dismissed = Dismissals(store.meta_dir)
     marked = {i.ids[0] for i in items}  # an entry in a field conflict waits for that first
-    for pair in find_pairs(list(entries.values()), search):
+    found = pairs if pairs is not None else find_pairs(list(entries.values()), search)
+    for pair in found:
         a, b = entries.get(pair.a), entries.get(pair.b)
         if a is None or b is None or a.id in marked or b.id in marked:
             continue

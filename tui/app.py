@@ -111,6 +111,7 @@ class MemdeskApp(App[int]):
         self._marker_paths: set[Path] = set()
         self._shown_generation = -1
         self._gc_frozen = False
+        self._conflicts_found = False  # the conflict screen's pairs were looked for
         settings = services.settings  # checked once here; every problem is said on mount
         self.settings_problems: list[str] = list(settings.problems)
         keymap, self.keymap_problems = load_keymap(settings.keys)
@@ -148,10 +149,16 @@ class MemdeskApp(App[int]):
                 memory_files=plan.memory_files,
             )
             self.watcher.start()
+
+    def _start_background(self) -> None:
+        """After the queue first shows its rows: the work that would compete with the
+        first read of the entries (for the store's lock, the GIL and the 2 cores of a
+        small machine) if it started with it."""
+        if self.watch_files:
             # Lines agents appended while the desk was closed join the queue now.
             self.ingest_changes(WatchedChanges(memory_md=True), catch_up=True)
         if self.services.load_model:
-            self.call_after_refresh(self.build_search_index)
+            self.build_search_index()
         else:
             self.sync_search_index()  # flags from word overlap, no model needed
 
@@ -238,6 +245,8 @@ class MemdeskApp(App[int]):
             finally:
                 self.services.lock.release()
             self._show_counts(counts, generation)
+            if self.services.flags_behind:  # the pair keeper was busy: a worker does it
+                self.sync_search_index()
         else:
             self._refreshing = True
             self.refresh_counts()
@@ -252,6 +261,8 @@ class MemdeskApp(App[int]):
             generation = self.services.generation
             counts = self.services.counts_and_flags()
             self.call_from_thread(self._show_counts, counts, generation)
+            if self.services.flags_behind:
+                self.call_from_thread(self.sync_search_index)
         finally:
             with contextlib.suppress(Exception):  # the app may be closing
                 self.call_from_thread(self._refresh_done)
@@ -272,10 +283,13 @@ class MemdeskApp(App[int]):
             # back on unmount.
             gc.freeze()
             self._gc_frozen = True
+        first = self._shown_generation < 0
         self._shown_generation = generation
         self.counts = counts
         self.header_text = header_content(self.display_dir, counts)
         self.data_version += 1
+        if first:
+            self.call_after_refresh(self._start_background)
 
     def on_store_changed(self, message: StoreChanged) -> None:
         self.services.invalidate(message.change.ids)
@@ -332,6 +346,7 @@ class MemdeskApp(App[int]):
         )
         if not worker.is_cancelled:
             self.post_message(IndexProgress(-1, -1))
+            self.call_from_thread(self._find_conflicts_once)
 
     def on_index_progress(self, message: IndexProgress) -> None:
         if message.done < 0:
@@ -350,13 +365,30 @@ class MemdeskApp(App[int]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="sync")
     def sync_search_index(self) -> None:
-        flags_changed = self.services.sync_search()
+        worker = get_current_worker()
+        flags_changed = self.services.sync_search(cancelled=lambda: worker.is_cancelled)
+        if worker.is_cancelled:
+            return
         # Without the model nothing but the flags can have changed: no reload for nothing.
         if flags_changed or self.services.search is not None:
             self.call_from_thread(self._after_sync)
+        self.call_from_thread(self._find_conflicts_once)
 
     def _after_sync(self) -> None:
         self.data_version += 1
+
+    def _find_conflicts_once(self) -> None:
+        """Once the queue has its flags: every pair for the conflict screen, found in
+        the background, so opening it shows them at once (later changes only look at
+        what changed, see `Services.conflicts`)."""
+        if not self._conflicts_found:
+            self._conflicts_found = True
+            self.find_conflicts()
+
+    @work(thread=True, exit_on_error=False, exclusive=True, group="conflicts")
+    def find_conflicts(self) -> None:
+        worker = get_current_worker()
+        self.services.conflicts(cancelled=lambda: worker.is_cancelled)
 
     def action_command_palette(self) -> None:
         open_palette(self)

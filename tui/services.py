@@ -22,6 +22,9 @@ from memdesk.core.settings import MemdeskSettings, SettingsFile
 from memdesk.core.store import Store
 
 Progress = Callable[[int, int], None]
+# Entries whose pairs the conflict screen's pass finds per hold of the pair keeper
+# (≈ 50 ms of CPU at 10k entries without the model).
+PAIR_SLICE = 128
 
 
 @dataclass
@@ -52,8 +55,16 @@ class Services:
     _tally: tuple[list[Entry], dt.date, dict[str, int]] | None = field(default=None, repr=False)
     # The queue's pairs, kept between changes (only pairs touching changed entries are
     # found again); its own lock: the sync worker and the refresh path both ask.
+    # The conflict screen's pairs (all of them) come from the same keeper.
     _pairs: Any = field(default=None, repr=False)
     _pairs_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _flags_found: bool = field(default=False, repr=False)
+    # The queue's flags lag behind the data: a refresh found the keeper busy (the
+    # conflict screen's pass holds it a slice at a time) and left them to a worker.
+    flags_behind: bool = field(default=False, repr=False)
+    # Every open conflict as last listed, and the generation it was listed at: the
+    # conflict screen shows it at once and brings it up to date in a worker.
+    _conflicts: tuple[int, list[Any]] | None = field(default=None, repr=False)
     # What approving each waiting candidate would push past its memory file's load cut,
     # for the generation it was worked out at.
     _load_warnings: tuple[int, dict[str, str]] | None = field(default=None, repr=False)
@@ -203,7 +214,9 @@ class Services:
         follow from `sync_search`, which embeds the changes first."""
         counts = self.counts()
         if self.search is None and self.flags_ready:
-            self.refresh_duplicates()
+            # Never wait for the keeper here (this runs on the UI thread): when it is
+            # busy, `flags_behind` tells the caller to leave the flags to a worker.
+            self.refresh_duplicates(blocking=False)
         return counts
 
     # -- search --------------------------------------------------------------------
@@ -252,38 +265,110 @@ class Services:
         self.timings["index"] = time.perf_counter() - t0
         self.search = service
         self.search_status = f"search: hybrid ({service.model_status})"
-        self.refresh_duplicates()
+        self.refresh_duplicates(cancelled=cancelled)
         return service
 
-    def sync_search(self) -> bool:
+    def sync_search(self, cancelled: Callable[[], bool] = lambda: False) -> bool:
         """Bring the index up to date after a change (cheap: only changed entries),
         then the duplicate / contradiction flags; True when the flags changed."""
         entries = self.entries()
         if self.search is not None:
             self.search.sync(entries)
-        return self.refresh_duplicates(entries)
+        return self.refresh_duplicates(entries, cancelled=cancelled)
 
     @property
     def flags_ready(self) -> bool:
         """The queue's pairs were found once (later calls only look at changes)."""
-        return self._pairs is not None
+        return self._flags_found
 
-    def refresh_duplicates(self, entries: Sequence[Entry] | None = None) -> bool:
+    def _keeper(self) -> Any:
+        """The one pair keeper (hold `_pairs_lock`)."""
+        from memdesk.core.pairs import QueuePairs
+
+        if self._pairs is None:
+            self._pairs = QueuePairs(self.store.meta_dir)
+        return self._pairs
+
+    def refresh_duplicates(
+        self,
+        entries: Sequence[Entry] | None = None,
+        *,
+        blocking: bool = True,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> bool:
         """The same pairs the conflict screen lists (word overlap until the model is up),
         touching a candidate; only pairs of entries that changed since the last call are
         looked for again. With the model, call it after the index has the entries (the
-        pairs read their vectors). True when the list changed."""
-        from memdesk.core.pairs import QueuePairs
-
+        pairs read their vectors). True when the list changed. `blocking=False`: give up
+        at once (and set `flags_behind`) when the keeper is busy. The first pass goes a
+        slice of candidates at a time and stops once `cancelled()` (the desk closing)."""
         if entries is None:
             entries = self.entries()
-        with self._pairs_lock:
-            kept = self._pairs or QueuePairs(self.store.meta_dir)
-            pairs = kept.pairs(entries, self.search)
-            self._pairs = kept
-            changed = pairs != self.duplicates
-            self.duplicates = pairs
-        return changed
+        if blocking and not self._flags_found and not _read_texts(entries, cancelled):
+            self.flags_behind = True
+            return False
+        while True:
+            if not self._pairs_lock.acquire(blocking=blocking):
+                self.flags_behind = True
+                return False
+            try:
+                kept = self._keeper()
+                kept.update(entries, self.search)
+                if kept.cover(kept.candidates, limit=PAIR_SLICE) == 0:
+                    pairs = kept.known_pairs(candidates_only=True)
+                    self._flags_found = True
+                    self.flags_behind = False
+                    changed = pairs != self.duplicates
+                    self.duplicates = pairs
+                    return changed
+            finally:
+                self._pairs_lock.release()
+            if cancelled() or not blocking:  # the UI thread does one slice at most
+                self.flags_behind = True
+                return False
+
+    def conflict_pairs(self, cancelled: Callable[[], bool] = lambda: False) -> list[Any] | None:
+        """Every open pair among the live entries (what the conflict screen lists), from
+        the keeper the queue's flags come from: the first call finds them all (seconds
+        at 10k entries), later ones only the pairs of what changed. The keeper is held a
+        slice of entries at a time, so the queue's flags are never held up by a whole
+        pass. Blocking: call in a worker; None once `cancelled()`."""
+        while True:
+            entries = self.entries()
+            with self._pairs_lock:
+                kept = self._keeper()
+                kept.update(entries, self.search)
+                if kept.cover(limit=PAIR_SLICE) == 0:
+                    pairs: list[Any] = kept.known_pairs()
+                    return pairs
+            if cancelled():
+                return None
+
+    def conflicts(self, cancelled: Callable[[], bool] = lambda: False) -> list[Any] | None:
+        """Every open conflict (`core.conflicts.list_conflicts`) with the kept pairs and
+        the cached entries; remembered for `known_conflicts`. Blocking: call in a
+        worker; None once `cancelled()`."""
+        from memdesk.core.conflicts import list_conflicts
+
+        generation = self.generation
+        pairs = self.conflict_pairs(cancelled)
+        if pairs is None:
+            return None
+        items = list_conflicts(
+            self.store, self.search, lock=self.lock, pairs=pairs, entries=self.entries()
+        )
+        self._conflicts = (generation, items)
+        return items
+
+    @property
+    def known_conflicts(self) -> list[Any] | None:
+        """The conflicts as last listed (maybe older than the data), None before."""
+        return self._conflicts[1] if self._conflicts is not None else None
+
+    @property
+    def conflicts_current(self) -> bool:
+        """`known_conflicts` was listed from the data as it is now."""
+        return self._conflicts is not None and self._conflicts[0] == self._generation
 
     def search_ids(
         self,
@@ -322,6 +407,22 @@ class Services:
             )
             ranked.extend(scored)
         return ranked[:limit]
+
+
+def _read_texts(entries: Sequence[Entry], cancelled: Callable[[], bool]) -> bool:
+    """Tokenize the entries for the pair keeper ahead of its first pass (memoised by
+    text), a slice at a time: the pass then holds the keeper for less, and quitting
+    meanwhile stops here. False once `cancelled()`."""
+    from memdesk.core.pairs import LIVE_STATUSES
+    from memdesk.core.pairs.lexical import entry_token_counts
+
+    for start in range(0, len(entries), 4 * PAIR_SLICE):
+        for entry in entries[start : start + 4 * PAIR_SLICE]:
+            if entry.status in LIVE_STATUSES:
+                entry_token_counts(entry)
+        if cancelled():
+            return False
+    return True
 
 
 def _arrival(entry: Entry) -> tuple[dt.datetime, str]:

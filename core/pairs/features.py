@@ -41,11 +41,24 @@ def value_tokens(text: str) -> set[str]:
 def as_written(stems: list[str], text: str) -> list[str]:
     """The words of `text` the stems came from ("decided", not "decid"): a reason a
     person reads quotes the entry, not the index."""
+    surface = _surface_words(text)
+    return [surface.get(stem, stem) for stem in stems]
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _surface_words(text: str) -> dict[str, str]:
+    """Stem -> the first word of `text` it came from (callers must not change the dict:
+    it is cached; an entry in several contradictions is read once)."""
     surface: dict[str, str] = {}
     for word in _WORD.findall(text):
-        for stem in tokenize(word):
+        for stem in _word_stems(word):
             surface.setdefault(stem, word.lower())
-    return [surface.get(stem, stem) for stem in stems]
+    return surface
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _word_stems(word: str) -> tuple[str, ...]:
+    return tuple(tokenize(word))
 
 
 _WORD = re.compile(r"[^\W_](?:[\w+#/-]|\.(?=\w))*")

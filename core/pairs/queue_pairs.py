@@ -1,9 +1,9 @@
-"""The review queue's pairs, kept current between changes (see QueuePairs)."""
+"""The desk's pairs, kept current between changes (see QueuePairs)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +17,23 @@ from memdesk.core.pairs.pair import Pair, make_pair, ordered, sorted_key
 
 
 class QueuePairs:
-    """`open_pairs(entries, meta_dir, search, focus=<the candidates>)`, kept current.
+    """`open_pairs(entries, meta_dir, search)`, kept current: the queue's pairs (those
+    touching a candidate, `pairs`) and the conflict screen's (all of them, `all_pairs`).
 
-    The review queue asks after every change. At 10k entries a full pass costs ≈ 50 ms
-    without a model (token vectors and postings of every entry) and a 10k × 10k
-    similarity product with one, while a change touches one entry or a few. So the
-    pairs are kept, and only those touching an entry that changed since the last call
-    are found again. A pair between two unchanged entries can still change when a token
-    they share crosses PROPOSING_TOKEN_MAX_ENTRIES (it stops or starts proposing
-    pairs): the entries holding such a token count as changed too. A new `search`
-    object (the model finished loading) starts over. Dismissals are read on each call.
+    The desk asks after every change. At 10k entries a full pass costs seconds (a verdict
+    for every pair sharing an uncommon word; a 10k × 10k similarity product with the
+    model), the candidates' pairs alone ≈ a second, while a change touches one entry or a
+    few. So the pairs are kept, and only those touching an entry that changed since the
+    last call are found again. Which entries' pairs are known is kept too (`covered`):
+    the queue needs only the candidates', the conflict screen every live entry's, and
+    a caller in a background worker can extend the covered set a slice at a time
+    (`update`, then `cover(limit=...)` until it returns 0) without holding a lock for
+    the whole pass.
+
+    A pair between two unchanged entries can still change when a token they share
+    crosses PROPOSING_TOKEN_MAX_ENTRIES (it stops or starts proposing pairs): the
+    entries holding such a token count as changed too. A new `search` object (the model
+    finished loading) starts over. Dismissals are read on each listing.
 
     Entries are matched by identity first (the desk's cache hands out the same object
     until a file changes), then by the fields a pair depends on. With `search`, call it
@@ -36,7 +43,11 @@ class QueuePairs:
 
     def __init__(self, meta_dir: Path) -> None:
         self.meta_dir = Path(meta_dir)
-        self._search: Any = None
+        self._reset(None)
+        self.last_dirty = 0  # entries looked at again by the last update (benches, tests)
+
+    def _reset(self, search: Any) -> None:
+        self._search: Any = search
         self._entries: dict[str, Entry] | None = None  # as of the last call
         # Of the live entries: token counts, their norms, token -> ids, hash -> ids.
         self._vectors: dict[str, Counter[str]] = {}
@@ -44,15 +55,45 @@ class QueuePairs:
         self._postings: dict[str, set[str]] = {}
         self._hashes: dict[str, set[str]] = {}
         self._candidates: set[str] = set()
-        self._pairs: dict[tuple[str, str], Pair] = {}  # touching a candidate, undismissed or not
-        self.last_dirty = 0  # entries looked at again by the last call (for benches/tests)
+        # Invariant: `_pairs` holds every pair (dismissed or not) touching a covered id.
+        self._covered: set[str] = set()
+        self._pairs: dict[tuple[str, str], Pair] = {}
+        # id -> keys of the kept pairs touching it: a change or the queue's listing
+        # reads the pairs of a few entries, not all of them (10k at 10k entries).
+        self._touching: dict[str, set[tuple[str, str]]] = {}
 
+    # -- listings --------------------------------------------------------------------
     def pairs(self, entries: Sequence[Entry], search: Any = None) -> list[Pair]:
+        """The queue's pairs: those touching a candidate, dismissed ones left out."""
+        self.update(entries, search)
+        self.cover(self._candidates)
+        return self._listing(self._candidates)
+
+    def all_pairs(self, entries: Sequence[Entry], search: Any = None) -> list[Pair]:
+        """Every open pair among the live entries (what the conflict screen lists)."""
+        self.update(entries, search)
+        self.cover()
+        return self._listing(None)
+
+    def known_pairs(self, candidates_only: bool = False) -> list[Pair]:
+        """The pairs found so far, without looking for more (dismissed ones left out):
+        all of them once `cover()` returned 0 after the last `update`; with
+        `candidates_only`, those touching a candidate (the queue's, once
+        `cover(self.candidates)` returned 0)."""
+        return self._listing(self._candidates if candidates_only else None)
+
+    @property
+    def candidates(self) -> frozenset[str]:
+        """The candidates among the entries of the last `update`."""
+        return frozenset(self._candidates)
+
+    # -- keeping current -------------------------------------------------------------
+    def update(self, entries: Sequence[Entry], search: Any = None) -> None:
+        """Take in what changed since the last call: the pairs touching a changed entry
+        are found again (among the covered ones), nothing else is."""
         if self._entries is None or search is not self._search:
-            self._search = search
-            self._entries, self._vectors, self._norms = {}, {}, {}
-            self._postings, self._hashes, self._candidates, self._pairs = {}, {}, set(), {}
-        before = self._entries
+            self._reset(search)
+        before = self._entries if self._entries is not None else {}
         now_by_id = {e.id: e for e in entries}
         changed = {
             e.id
@@ -66,17 +107,43 @@ class QueuePairs:
         dirty = self._reindex(changed, before, now_by_id)
         self._entries = now_by_id
         self.last_dirty = len(dirty)
-        if dirty:
-            self._pairs = {
-                k: p for k, p in self._pairs.items() if k[0] not in dirty and k[1] not in dirty
-            }
-            self._find(dirty, now_by_id)
+        if not dirty:
+            return
+        for entry_id in dirty:
+            for key in self._touching.pop(entry_id, ()):
+                if self._pairs.pop(key, None) is not None:
+                    other = key[1] if key[0] == entry_id else key[0]
+                    self._touching.get(other, set()).discard(key)
+        self._covered -= dirty
+        self._covered &= self._vectors.keys()
+        if self._covered:
+            # A covered entry's pairs with a changed one were dropped: find them again.
+            self._find(dirty & self._vectors.keys(), partners=self._covered, skip=set())
+
+    def cover(self, ids: Collection[str] | None = None, limit: int | None = None) -> int:
+        """Find the pairs of the live entries among `ids` (all live ones when None)
+        whose pairs are not known yet, at most `limit` of them in this call; returns how
+        many are left."""
+        pool = self._vectors.keys() if ids is None else ids
+        wanted = [i for i in pool if i in self._vectors and i not in self._covered]
+        if not wanted:
+            return 0
+        wanted.sort()  # a slice at a time, in a stable order
+        now = set(wanted if limit is None else wanted[:limit])
+        self._find(now, partners=None, skip=self._covered)
+        self._covered |= now
+        return len(wanted) - len(now)
+
+    def _listing(self, focus: set[str] | None) -> list[Pair]:
+        assert self._entries is not None or not self._pairs
+        now_by_id = self._entries or {}
+        if focus is None:
+            found: Iterable[Pair] = self._pairs.values()
+        else:
+            keys = set().union(*(self._touching.get(i, ()) for i in focus))
+            found = (self._pairs[k] for k in keys)
         dismissed = Dismissals(self.meta_dir)
-        kept = []
-        for pair in self._pairs.values():
-            a, b = now_by_id[pair.a], now_by_id[pair.b]
-            if not dismissed.contains_pair(a, b):
-                kept.append(pair)
+        kept = [p for p in found if not dismissed.contains_pair(now_by_id[p.a], now_by_id[p.b])]
         return ordered(kept)
 
     def _reindex(
@@ -124,46 +191,45 @@ class QueuePairs:
             dirty |= self._postings.get(token, set())
         return dirty
 
-    def _find(self, dirty: set[str], now_by_id: dict[str, Entry]) -> None:
-        """Add the pairs touching `dirty` (and a candidate) to the kept ones."""
-        dirty_live = {i for i in dirty if i in self._vectors}
-        focus = self._candidates
-        if not dirty_live or not focus:
+    def _find(self, anchors: set[str], partners: set[str] | None, skip: set[str]) -> None:
+        """Add the pairs of `anchors` (live ids) with the entries in `partners` (any live
+        entry when None), leaving out partners in `skip` (their pairs are known)."""
+        if not anchors or (partners is not None and not partners):
             return
-        # Walk from the smaller side; a pair must touch both a changed entry and a
-        # candidate (the focus of the queue).
-        if len(dirty_live) <= len(focus):
-            anchors, other = dirty_live, focus
-        else:
-            anchors, other = focus, dirty_live
+        now_by_id = self._entries
+        assert now_by_id is not None
+
+        def wanted(y: str) -> bool:
+            return y not in skip and (partners is None or y in partners)
+
         found: dict[tuple[str, str], Pair] = {}
         if self._search is not None:
             # In the caller's order: a finder's verdict reads its pair in pool order.
             live = [e for e in now_by_id.values() if e.id in self._vectors]
             for p in finder_pairs(live, self._search, anchors):
-                if p.a in other or p.b in other:
+                other = p.b if p.a in anchors else p.a
+                if wanted(other):
                     found[sorted_key(p.a, p.b)] = p
         else:  # what find_duplicates gives without vectors: same text hash
             for x in anchors:
                 a = now_by_id[x]
                 for y in self._hashes[a.text_hash]:
-                    if y != x and (x in other or y in other):
-                        b = now_by_id[y]
+                    if y != x and wanted(y):
                         found[sorted_key(x, y)] = make_pair(
-                            a, b, "exact", 1.0, "same normalised text", "hash"
+                            a, now_by_id[y], "exact", 1.0, "same normalised text", "hash"
                         )
         cap = lexical.PROPOSING_TOKEN_MAX_ENTRIES
         for x in anchors:
-            partners: set[str] = set()
+            proposed: set[str] = set()
             for token in self._vectors[x]:
                 ids = self._postings[token]
                 if len(ids) <= cap:
-                    partners |= ids
-            partners.discard(x)
+                    proposed |= ids
+            proposed.discard(x)
             a = now_by_id[x]
-            for y in partners:
+            for y in proposed:
                 key = sorted_key(x, y)
-                if key in found or (x not in other and y not in other):
+                if key in found or not wanted(y):
                     continue
                 b = now_by_id[y]
                 pair = lexical_pair(
@@ -172,6 +238,9 @@ class QueuePairs:
                 if pair is not None:
                     found[key] = pair
         self._pairs.update(found)
+        for key in found:
+            self._touching.setdefault(key[0], set()).add(key)
+            self._touching.setdefault(key[1], set()).add(key)
 
 
 def _pair_fields(entry: Entry) -> tuple[Any, ...]:

@@ -16,6 +16,7 @@ conflict screen, `memdesk duplicates` and in a consolidation plan. The rules, in
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from memdesk.core.entry import Entry, linked
@@ -46,8 +47,14 @@ class Statement:
 
     @classmethod
     def of(cls, entry: Entry) -> Statement:
-        text = entry.search_text()
-        return cls(frozenset(value_tokens(text)), has_change_cue(text), identifiers(text))
+        return _statement_of(entry.search_text())
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _statement_of(text: str) -> Statement:
+    """Memoised (a Statement is immutable): the desk finds the pairs of every entry once
+    and each entry sits in several pairs; an unchanged text is read once."""
+    return Statement(frozenset(value_tokens(text)), has_change_cue(text), identifiers(text))
 
 
 def verdict(

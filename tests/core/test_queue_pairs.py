@@ -209,3 +209,49 @@ def test_an_appended_duplicate_and_contradiction_are_flagged_until_resolved(
     )
     assert kept.pairs(entries) == []
     assert _expected(entries, tmp_path) == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("with_search", [False, True])
+def test_all_pairs_kept_equal_a_fresh_listing_also_found_a_slice_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, with_search: bool
+) -> None:
+    """The conflict screen's list (every pair) from the same keeper the queue asks, its
+    pairs found a few entries at a time between changes, as the desk's worker does."""
+    monkeypatch.setattr(lexical, "PROPOSING_TOKEN_MAX_ENTRIES", 4)
+    rng = random.Random(100 + seed)
+    search = VectorSearch() if with_search else None
+    entries = {e.id: e for e in (_entry(rng, n) for n in range(16))}
+    counter = [16]
+    kept = QueuePairs(tmp_path)
+    seen_some = False
+    for step in range(50):
+        listed = list(entries.values())
+        if step % 3 == 0:  # the queue asks in between
+            assert _shape(kept.pairs(listed, search)) == _expected(listed, tmp_path, search)
+        kept.update(listed, search)
+        while kept.cover(limit=3):
+            pass
+        got = _shape(kept.known_pairs())
+        assert got == _shape(open_pairs(listed, tmp_path, search))
+        assert _shape(kept.all_pairs(listed, search)) == got
+        seen_some = seen_some or bool(got)
+        _step(rng, entries, counter)
+    assert seen_some
+
+
+def test_a_change_after_all_pairs_are_known_looks_only_at_that_entry(tmp_path: Path) -> None:
+    rng = random.Random(11)
+    entries = [_entry(rng, n) for n in range(300)]
+    kept = QueuePairs(tmp_path)
+    before = kept.all_pairs(entries)
+    assert before == open_pairs(entries, tmp_path)
+    twin = dataclasses.replace(
+        next(e for e in entries if e.status == "confirmed"), id="twin", summary="x"
+    )
+    twin = dataclasses.replace(twin, summary=entries[0].summary + " again")
+    entries.append(twin)
+    kept.update(entries)
+    assert kept.last_dirty <= 2
+    assert kept.cover() == 0  # only the new entry was left to look at
+    assert kept.known_pairs() == open_pairs(entries, tmp_path)

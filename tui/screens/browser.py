@@ -87,6 +87,10 @@ class BrowserScreen(LiveScreen):
     @on(Input.Changed, "#browser-search")
     def _typed(self, event: Input.Changed) -> None:
         self._query = event.value
+        # The ids found so far were for the text before this key (a data change can run
+        # a search between two keys): not the results of this query. The table keeps
+        # showing them until this query's results arrive.
+        self.search_ids = None
         if self._debounce is not None:
             self._debounce.stop()
         self._debounce = self.set_timer(DEBOUNCE_SECONDS, self.refresh_results)

@@ -26,6 +26,7 @@ from memdesk.core.conflicts import (
 )
 from memdesk.core.textdiff import Span, side_by_side, value_text
 from memdesk.tui.actions import bindings_for
+from memdesk.tui.conflict_list import ConflictList, Row
 from memdesk.tui.screens.live import (
     LiveScreen,
     go_back,
@@ -39,7 +40,6 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import OptionList, Static, TextArea
-from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 # Styles use theme variables only, so every theme colours the differences its own way.
@@ -51,6 +51,17 @@ SIDE_LABELS = {
     "conflict-markers": ("base", "ours (HEAD)", "theirs (incoming)"),
 }
 RELOAD_DELAY = 0.1  # seconds: a burst of store changes reloads the list once
+
+
+def _shown_as(item: OpenConflict) -> tuple[object, ...]:
+    """What the list shows of an item and what acting on it reads (equal: the option
+    need not be laid out again). Cheap: a list of 10k conflicts is compared whole."""
+    pair = item.pair
+    pair_part = (pair.a, pair.b, pair.type, round(pair.score, 4), pair.method) if pair else ()
+    conflict = item.conflict
+    fields = (conflict.path, tuple(conflict.field_names)) if conflict else ()
+    return (item.key, item.kind, tuple(item.ids), item.title, item.reason, tuple(item.hashes),
+            pair_part, fields)  # fmt: skip
 
 
 def spans_content(spans: list[Span], changed_style: str) -> Content:
@@ -84,7 +95,7 @@ class ConflictsScreen(LiveScreen):
     def compose(self) -> ComposeResult:
         yield Static("Conflicts", id="conflicts-title")
         with Horizontal(id="conflicts-body"):
-            yield OptionList(id="conflict-list")
+            yield ConflictList(self._row, id="conflict-list")
             with Vertical(id="conflict-detail"):
                 yield Static("", id="conflict-reason")
                 yield VerticalScroll(id="conflict-sides")
@@ -97,6 +108,13 @@ class ConflictsScreen(LiveScreen):
     def on_mount(self) -> None:
         self.query_one("#merge-editor", TextArea).display = False
         self.follow_changes()
+        # What the desk found in the background shows at once; the worker then brings
+        # it up to date (usually nothing changed, or only what a change touched).
+        known = getattr(self.services, "known_conflicts", None)
+        if isinstance(known, list):
+            self._show_items(known)
+            if getattr(self.services, "conflicts_current", False):
+                return  # listed from the data as it is: nothing to bring up to date
         self.reload()
 
     # -- loading ------------------------------------------------------------------------
@@ -108,10 +126,25 @@ class ConflictsScreen(LiveScreen):
 
     @work(thread=True, exclusive=True, group="conflicts-load")
     def _load(self) -> None:
-        search = search_of(self.services)
-        items = list_conflicts(self.store, search, lock=lock_of(self.store, self.services))
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_items, items)
+        worker = get_current_worker()
+        listing = getattr(self.services, "conflicts", None)
+        if callable(listing):
+            if not self.loaded and getattr(self.services, "known_conflicts", None) is None:
+                # Nothing found yet (the desk has just started): the field conflicts at
+                # once, the pairs when they are found.
+                lock = lock_of(self.store, self.services)
+                fields = list_conflicts(self.store, include_pairs=False, lock=lock)
+                if not worker.is_cancelled:
+                    self.app.call_from_thread(self._show_items, fields, None, True)
+            # The desk's services keep the pairs between changes (only what changed is
+            # looked at again) and the entries read.
+            items = listing(cancelled=lambda: worker.is_cancelled)
+        else:
+            search = search_of(self.services)
+            items = list_conflicts(self.store, search, lock=lock_of(self.store, self.services))
+        if items is not None and not worker.is_cancelled:
+            rows = [Row(i.key, i, _shown_as(i)) for i in items]
+            self.app.call_from_thread(self._show_items, items, rows)
 
     def _schedule_reload(self) -> None:
         if self.editing:
@@ -120,19 +153,27 @@ class ConflictsScreen(LiveScreen):
             self._reload_timer.stop()
         self._reload_timer = self.set_timer(RELOAD_DELAY, self.reload)
 
-    def _show_items(self, items: list[OpenConflict]) -> None:
-        option_list = self.query_one("#conflict-list", OptionList)
+    def _show_items(
+        self, items: list[OpenConflict], rows: list[Row] | None = None, finding: bool = False
+    ) -> None:
+        """Show `items`; `finding`: the pairs are still being looked for."""
+        option_list = self.query_one("#conflict-list", ConflictList)
         previous = self.selected
+        if rows is None:
+            rows = [Row(i.key, i, _shown_as(i)) for i in items]
         self.items = items
-        self.loaded = True
-        option_list.clear_options()
-        option_list.add_options([Option(self._row(i), id=i.key) for i in items])
+        self.loaded = not finding
+        index = 0
+        if previous is not None:
+            index = next((n for n, i in enumerate(items) if i.key == previous.key), 0)
+        option_list.show(rows, index)  # rebuilds its options only when they changed
         title = self.query_one("#conflicts-title", Static)
-        if items:
+        if finding:
+            title.update(f"Conflicts · {len(items)} open so far · finding pairs…")
+            if items:
+                option_list.focus()
+        elif items:
             title.update(f"Conflicts · {len(items)} open")
-            keys = [i.key for i in items]
-            index = keys.index(previous.key) if previous and previous.key in keys else 0
-            option_list.highlighted = min(index, len(items) - 1)
             option_list.focus()
         else:
             title.update("Conflicts · none open — nothing to resolve")
@@ -151,7 +192,7 @@ class ConflictsScreen(LiveScreen):
     def selected(self) -> OpenConflict | None:
         if not self.items:
             return None
-        index = self.query_one("#conflict-list", OptionList).highlighted
+        index = self.query_one("#conflict-list", ConflictList).index
         if index is None or not 0 <= index < len(self.items):
             return None
         return self.items[index]
