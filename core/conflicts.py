@@ -131,12 +131,12 @@ def list_conflicts(
         )
     if not include_pairs:
         return items
-    entries = {e.id: e for e in all_entries}
+    by_id = {e.id: e for e in all_entries}
     dismissed = Dismissals(store.meta_dir)
     marked = {i.ids[0] for i in items}  # an entry in a field conflict waits for that first
-    found = pairs if pairs is not None else find_pairs(list(entries.values()), search)
+    found = pairs if pairs is not None else find_pairs(list(by_id.values()), search)
     for pair in found:
-        a, b = entries.get(pair.a), entries.get(pair.b)
+        a, b = by_id.get(pair.a), by_id.get(pair.b)
         if a is None or b is None or a.id in marked or b.id in marked:
             continue
         key = pair_key(a.id, b.id)
