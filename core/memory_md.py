@@ -18,21 +18,31 @@ only after the candidates are committed. A crash in between reads the same lines
 retired file is deleted only after the state that forgets it is on disk, and a retired
 file the state does not know (a crash between the hard link and the state save) is
 adopted and read from its start.
+
+Git swaps MEMORY.md with the branch while that state stays (it is local, untracked), so
+"the lines of the last render" is not enough to know memdesk's own lines. The state also
+keeps the digest of the bytes memdesk last wrote: while the file starts with them, only
+what follows is read (appends, always taken). A file that does not (a checkout, a pull,
+an editor saving it whole) is read line by line, and a line memdesk ever rendered here,
+or a summary the journal shows an entry once had (a render from another branch or clone),
+is memdesk's own, never a candidate.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
-import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from memdesk.core.atomic import atomic_write_bytes, atomic_write_text
 from memdesk.core.entry import normalise_text, text_hash
+from memdesk.core.memory_md_secrets import mark_multiline_secrets, scrub_kind, scrubbed_line
 from memdesk.core.own_writes import (
     NO_FINGERPRINT,
     Fingerprint,
@@ -74,6 +84,18 @@ class MemoryState:
     drained: list[str] = field(default_factory=list)  # retired files read to the end
     # MEMORY.md as memdesk last wrote it: a watcher's report of that is our own write.
     written: Fingerprint = NO_FINGERPRINT
+    # The bytes memdesk last wrote (sha256, length): a file that starts with them was
+    # only appended to since.
+    render_digest: str = ""
+    render_size: int = 0
+    # Short hashes (`short_hash`) of every line memdesk rendered here, on any branch.
+    rendered_before: set[str] = field(default_factory=set)
+
+
+def short_hash(digest: str) -> str:
+    """A line hash as the render history keeps it: 64 bits keep the state small, and
+    no two lines of one project's memory collide at that size."""
+    return digest[:16]
 
 
 _MARKERS = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
@@ -139,6 +161,9 @@ class MemoryFile:
                 tuple(data.get("live", (0, 0))),
                 [str(n) for n in data.get("drained", []) if RETIRED_NAME.fullmatch(str(n))],
                 as_fingerprint(data.get("written")),
+                str(data.get("render_digest", "")),
+                int(data.get("render_size", 0)),
+                {str(h) for h in data.get("rendered_before", [])},
             )
         except (OSError, ValueError, AttributeError, TypeError):
             return MemoryState()
@@ -152,6 +177,9 @@ class MemoryFile:
             "live": list(state.live),
             "drained": sorted(state.drained),
             "written": list(state.written),
+            "render_digest": state.render_digest,
+            "render_size": state.render_size,
+            "rendered_before": sorted(state.rendered_before),
         }
         atomic_write_text(self.state_path, json.dumps(data, indent=1))
         self._delete_retired(state.drained)
@@ -164,20 +192,43 @@ class MemoryFile:
                 (self.retired_dir / name).unlink()
 
     # -- reading -----------------------------------------------------------------
-    def collect_external(self) -> tuple[list[ExternalLine], MemoryState]:
+    def collect_external(
+        self, held_texts: Callable[[], set[str]] | None = None
+    ) -> tuple[list[ExternalLine], MemoryState]:
         """Lines memdesk did not write and has not ingested yet (current file and
         retired inodes), with the state that marks them ingested. Save that state
-        (`save_state` or `write`) once the caller has committed them as candidates."""
+        (`save_state` or `write`) once the caller has committed them as candidates.
+
+        `held_texts` gives the hashes of every summary the store's entries ever had (its
+        journal); it is asked at most once, and only when MEMORY.md was replaced by
+        someone else and a line there is not one memdesk rendered here."""
         state = self.load_state()
         found: list[ExternalLine] = []
         seen: set[str] = set()
+        held: set[str] | None = None
 
-        def take(raw_line: str, locator: str, where: tuple[Path, int, bytes] | None = None) -> None:
+        def rendered_elsewhere(digest: str) -> bool:
+            """A line of a render memdesk made on another branch, or in another clone."""
+            nonlocal held
+            if short_hash(digest) in state.rendered_before:
+                return True
+            if held is None:
+                held = held_texts() if held_texts is not None else set()
+            return digest in held
+
+        def take(
+            raw_line: str,
+            locator: str,
+            where: tuple[Path, int, bytes] | None = None,
+            replaced: bool = False,
+        ) -> None:
             if not is_content_line(raw_line):
                 return
             text = line_text(raw_line)
             digest = text_hash(text)
             if digest in state.rendered or digest in state.ingested or digest in seen:
+                return
+            if replaced and rendered_elsewhere(digest):
                 return
             seen.add(digest)
             path, offset, raw = where if where else (None, 0, b"")
@@ -187,17 +238,22 @@ class MemoryFile:
         if not self.leads_outside():  # a link out is not read (`problems` names it)
             data, inode = self._read_complete(self.path)
         state.live = (inode, len(data))
-        for number, (offset, raw) in enumerate(_split_lines(data), 1):
+        # Where appends start: after the bytes memdesk wrote, when the file still starts
+        # with them; otherwise the file was replaced and each line is judged alone.
+        appended_from = _appended_from(data, state)
+        for number, (offset, raw) in enumerate(split_lines(data), 1):
+            if appended_from is not None and offset < appended_from:
+                continue  # memdesk's own render
             line = raw.decode("utf-8", "replace")
             # A lone CR (and the other breaks Python's str.splitlines knows, such as
             # \x1e or \u2028) may end a line for an editor or a reader: a marker may
             # follow one.
             if any(part.startswith(_MARKERS) for part in line.splitlines()):
                 continue  # git's markers are not facts; both sides' lines are read
-            take(line, f"{MEMORY_FILE}:{number}", (self.path, offset, raw))
+            take(line, f"{MEMORY_FILE}:{number}", (self.path, offset, raw), appended_from is None)
         self._drain_retired(state, take)
         state.ingested |= seen
-        _mark_multiline_secrets(found)
+        mark_multiline_secrets(found)
         return found, state
 
     def scrub(self, lines: list[ExternalLine]) -> int:
@@ -265,7 +321,7 @@ class MemoryFile:
                 del state.retired[name]
                 continue
             data, _ = self._read_complete(path, consumed)
-            for offset, raw in _split_lines(data, consumed):
+            for offset, raw in split_lines(data, consumed):
                 take(
                     raw.decode("utf-8", "replace"),
                     f".memdesk/retired/{name}@{consumed}",
@@ -354,6 +410,10 @@ class MemoryFile:
         state.rendered = {
             text_hash(line_text(raw)) for raw in text.splitlines() if is_content_line(raw)
         }
+        state.rendered_before |= {short_hash(digest) for digest in state.rendered}
+        data = text.encode("utf-8")
+        state.render_digest = hashlib.sha256(data).hexdigest()
+        state.render_size = len(data)
 
     def _retire_current(self, state: MemoryState) -> None:
         """Keep the old inode reachable: an appender holding it open writes there."""
@@ -371,7 +431,18 @@ class MemoryFile:
             state.retired[name] = state.live[1] if state.live[0] == st.st_ino else 0
 
 
-def _split_lines(data: bytes, base: int = 0) -> list[tuple[int, bytes]]:
+def _appended_from(data: bytes, state: MemoryState) -> int | None:
+    """The offset appends start at when `data` begins with what memdesk last wrote;
+    None when the file was replaced (or memdesk never wrote it)."""
+    size = state.render_size
+    if not state.render_digest or size <= 0 or len(data) < size:
+        return None
+    if hashlib.sha256(data[:size]).hexdigest() != state.render_digest:
+        return None
+    return size
+
+
+def split_lines(data: bytes, base: int = 0) -> list[tuple[int, bytes]]:
     """(byte offset, line without its newline) for every line of `data`."""
     out: list[tuple[int, bytes]] = []
     offset = 0
@@ -380,78 +451,6 @@ def _split_lines(data: bytes, base: int = 0) -> list[tuple[int, bytes]]:
             out.append((base + offset, raw.rstrip(b"\r")))
         offset += len(raw) + 1
     return [item for item in out if item[0] - base < len(data)]
-
-
-SCRUB_KINDS = {"begin": "-----BEGIN PRIVATE KEY-----", "end": "-----END PRIVATE KEY-----"}
-_SCRUBBED = re.compile(r"^<!-- ?redacted:([a-z0-9-]+)")
-
-
-def scrubbed_line(length: int, kind: str) -> bytes:
-    """A comment line of exactly `length` bytes that says a secret was removed."""
-    for text in (f"<!-- redacted:{kind} -->", f"<!--redacted:{kind}-->"):
-        if len(text) <= length:
-            return (text + " " * (length - len(text))).encode("ascii")
-    if length >= 7:
-        return ("<!--" + " " * (length - 7) + "-->").encode("ascii")
-    return b" " * length
-
-
-def scrub_kind(text: str) -> str:
-    """What a scrubbed line says it was (key block edges keep their role)."""
-    if "-----BEGIN" in text and "PRIVATE KEY" in text:
-        return "key-begin"
-    if "-----END" in text and "PRIVATE KEY" in text:
-        return "key-end"
-    return "secret"
-
-
-def _context_text(line: str) -> str:
-    """A line as the secret scan reads it: a scrubbed key line stands for what it was,
-    so the rest of a key block appended later is still seen as inside the block."""
-    found = _SCRUBBED.match(line.strip())
-    if not found:
-        return line
-    kind = found.group(1)
-    if kind.endswith("-begin"):
-        return SCRUB_KINDS["begin"]
-    if kind.endswith("-end"):
-        return SCRUB_KINDS["end"]
-    return ""
-
-
-# A line that can be a piece of a secret spanning lines: a key block's edge or body, or
-# a line ending in `:`/`=` (a value on the next line). Only these make a file be read whole.
-_FRAGMENT = re.compile(
-    r"-----(?:BEGIN|END)|PRIVATE KEY|PuTTY-User-Key|^[A-Za-z0-9+/]{40,}={0,2}$|"
-    r"<!-- ?redacted:|[:=：]\s*$"
-)
-_CONTEXT_LINES = 120
-
-
-def _mark_multiline_secrets(found: list[ExternalLine]) -> None:
-    """Mark new lines that belong to a secret spanning lines, reading each file whole
-    (lines ingested earlier are the context of lines appended now)."""
-    from memdesk.core.guard import multiline_secret_lines
-
-    by_path: dict[Path, dict[int, ExternalLine]] = {}
-    for line in found:
-        if line.path is not None and _FRAGMENT.search(line.text):
-            by_path.setdefault(line.path, {})[line.offset] = line
-    for path, lines in by_path.items():
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        numbered = _split_lines(data[: data.rfind(b"\n") + 1])
-        # Only the stretch from a little before the first new fragment: a key block is
-        # tens of lines, and the whole file of a busy agent is thousands.
-        first = next((i for i, (offset, _) in enumerate(numbered) if offset in lines), 0)
-        numbered = numbered[max(0, first - _CONTEXT_LINES) :]
-        texts = [_context_text(raw.decode("utf-8", "replace")) for _, raw in numbered]
-        for index in multiline_secret_lines(texts):
-            secret = lines.get(numbered[index][0])
-            if secret is not None:
-                secret.multiline_secret = True
 
 
 def open_inodes() -> set[tuple[int, int]] | None:

@@ -166,7 +166,7 @@ def _ingest_memory_md(store: Store) -> tuple[list[Entry], MemoryState]:
         return [], store.memory_file.load_state()
     from memdesk.core.guard import redact_text
 
-    lines, state = store.memory_file.collect_external()
+    lines, state = store.memory_file.collect_external(lambda: summaries_ever_held(store))
     known = store.known_hashes() if lines else set()
     fresh: list[Entry] = []
     stamp = now().isoformat()
@@ -198,6 +198,19 @@ def _ingest_memory_md(store: Store) -> tuple[list[Entry], MemoryState]:
     if secret_lines:
         store.memory_file.scrub(secret_lines)
     return added, state
+
+
+def summaries_ever_held(store: Store) -> set[str]:
+    """Hashes of every summary the journal shows an entry having, before or after a
+    change: on any branch merged here, and in any clone whose journal came with a pull.
+    A line of MEMORY.md that says one of them, in a file someone else replaced, is a
+    render memdesk made elsewhere, not an agent's fact."""
+    return {
+        text_hash(state["summary"])
+        for record in store.journal.records()
+        for state in (record.before, record.after)
+        if isinstance(state, dict) and isinstance(state.get("summary"), str)
+    }
 
 
 # -- writing -------------------------------------------------------------------------------

@@ -1,0 +1,93 @@
+"""Secrets appended to MEMORY.md: how a line is overwritten in place, and which new
+lines belong to a secret spanning lines (a key block appended line by line)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+
+class SecretCandidate(Protocol):
+    """A line read from a memory file, and where it is (`memory_md.ExternalLine`)."""
+
+    text: str
+    path: Path | None
+    offset: int
+    multiline_secret: bool
+
+
+SCRUB_KINDS = {"begin": "-----BEGIN PRIVATE KEY-----", "end": "-----END PRIVATE KEY-----"}
+_SCRUBBED = re.compile(r"^<!-- ?redacted:([a-z0-9-]+)")
+
+
+def scrubbed_line(length: int, kind: str) -> bytes:
+    """A comment line of exactly `length` bytes that says a secret was removed."""
+    for text in (f"<!-- redacted:{kind} -->", f"<!--redacted:{kind}-->"):
+        if len(text) <= length:
+            return (text + " " * (length - len(text))).encode("ascii")
+    if length >= 7:
+        return ("<!--" + " " * (length - 7) + "-->").encode("ascii")
+    return b" " * length
+
+
+def scrub_kind(text: str) -> str:
+    """What a scrubbed line says it was (key block edges keep their role)."""
+    if "-----BEGIN" in text and "PRIVATE KEY" in text:
+        return "key-begin"
+    if "-----END" in text and "PRIVATE KEY" in text:
+        return "key-end"
+    return "secret"
+
+
+def _context_text(line: str) -> str:
+    """A line as the secret scan reads it: a scrubbed key line stands for what it was,
+    so the rest of a key block appended later is still seen as inside the block."""
+    found = _SCRUBBED.match(line.strip())
+    if not found:
+        return line
+    kind = found.group(1)
+    if kind.endswith("-begin"):
+        return SCRUB_KINDS["begin"]
+    if kind.endswith("-end"):
+        return SCRUB_KINDS["end"]
+    return ""
+
+
+# A line that can be a piece of a secret spanning lines: a key block's edge or body, or
+# a line ending in `:`/`=` (a value on the next line). Only these make a file be read whole.
+_FRAGMENT = re.compile(
+    r"-----(?:BEGIN|END)|PRIVATE KEY|PuTTY-User-Key|^[A-Za-z0-9+/]{40,}={0,2}$|"
+    r"<!-- ?redacted:|[:=：]\s*$"
+)
+_CONTEXT_LINES = 120
+
+
+def mark_multiline_secrets(found: Sequence[SecretCandidate]) -> None:
+    """Mark new lines that belong to a secret spanning lines, reading each file whole
+    (lines ingested earlier are the context of lines appended now)."""
+    from memdesk.core.guard import multiline_secret_lines
+
+    # memory_md imports this module; its line splitter is asked for at call time.
+    from memdesk.core.memory_md import split_lines
+
+    by_path: dict[Path, dict[int, SecretCandidate]] = {}
+    for line in found:
+        if line.path is not None and _FRAGMENT.search(line.text):
+            by_path.setdefault(line.path, {})[line.offset] = line
+    for path, lines in by_path.items():
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        numbered = split_lines(data[: data.rfind(b"\n") + 1])
+        # Only the stretch from a little before the first new fragment: a key block is
+        # tens of lines, and the whole file of a busy agent is thousands.
+        first = next((i for i, (offset, _) in enumerate(numbered) if offset in lines), 0)
+        numbered = numbered[max(0, first - _CONTEXT_LINES) :]
+        texts = [_context_text(raw.decode("utf-8", "replace")) for _, raw in numbered]
+        for index in multiline_secret_lines(texts):
+            secret = lines.get(numbered[index][0])
+            if secret is not None:
+                secret.multiline_secret = True
