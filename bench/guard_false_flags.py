@@ -7,7 +7,7 @@ false flag (it would hide a normal rule from the agent); `review` flags only ask
 person to look. Redactions are listed too (real files hold two credentials replaced by
 fake values of the same shape).
 
-    python bench/guard_false_flags.py [--shared DIR] [--list]
+    python bench/guard_false_flags.py [--shared DIR] [--list] [--rules-only]
 
 DIR defaults to ../shared next to the repository (env MEMDESK_SHARED overrides).
 """
@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 from memdesk.core.extract.readers import read_messages
-from memdesk.core.guard import find_injection, redact_text
+from memdesk.core.guard import find_injection, meaning_status, redact_text
+from memdesk.core.guard.meaning import STAGE
 from memdesk.core.memory_md import is_content_line, line_text
 
 
@@ -75,7 +76,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", help="the shared data folder (holds bench-data/real)")
     parser.add_argument("--list", action="store_true", help="print every flagged item")
+    parser.add_argument("--rules-only", action="store_true", help="switch the meaning stage off")
     args = parser.parse_args()
+    if args.rules_only:
+        STAGE.use(None)
+    print(f"screening: {meaning_status().line}")
     real = shared_dir(args.shared) / "bench-data" / "real"
     for label, items in (
         ("memory-file lines", memory_lines(real / "memory")),

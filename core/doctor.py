@@ -11,7 +11,9 @@ What it looks for:
 * private files under `.memdesk/` that any user of the machine can read (raw transcripts
   in the inbox, unscreened conflict texts, retired MEMORY.md copies, local state);
 * secrets in existing entries and in the journal's copies of them, found by the guard's
-  own secret scan (`guard.redact_text`), named by kind, never printed.
+  own secret scan (`guard.redact_text`), named by kind, never printed;
+* injection screening by rules alone on this machine (the meaning model cannot load),
+  as a note.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 from memdesk.core.confinement import MEMORY_FILE, META_DIR, layout_problems
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
-from memdesk.core.guard import redact_text
+from memdesk.core.guard import meaning_status, redact_text
 from memdesk.core.safepath import is_inside, shown
 from memdesk.core.trust import TrustError, is_allowed, refusal, requests
 
@@ -40,7 +42,8 @@ _MARK = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
 
 @dataclass
 class Finding:
-    kind: str  # symlink, unsafe-id, unsafe-path, untrusted, permissions, secret, settings
+    kind: str  # symlink, unsafe-id, unsafe-path, untrusted, permissions, secret, settings,
+    # guard (injection screening by rules only)
     path: str
     message: str
     risky: bool = True
@@ -93,7 +96,15 @@ def examine(root: Path | str) -> Report:
     found += _readable_by_others(root)
     found += _entry_secrets(store.entries(), root / META_DIR / "entries", root)
     found += _journal_secrets(store)
+    found += _screening_notes()
     return report
+
+
+def _screening_notes() -> list[Finding]:
+    status = meaning_status()
+    if status.available:
+        return []
+    return [Finding("guard", "injection screening", status.line, risky=False)]
 
 
 def _inside_links(root: Path) -> list[Finding]:

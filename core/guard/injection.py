@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from memdesk.core.guard.decoders import decoded_base64
 from memdesk.core.guard.injection_rules import INJECTION_RULES, NEGATION, SUSPICIOUS
 from memdesk.core.guard.injection_score import THRESHOLD, features_present, score
+from memdesk.core.guard.meaning import MIN_CHARS, STAGE
 from memdesk.core.guard.normalise import readings
+
+# The move scorer's weakest single move: with one, the meaning stage's lower cut-off
+# applies (meaning and moves agree); without any, only its own cut-off.
+MOVES_FLOOR = 0.4
 
 
 @dataclass(frozen=True)
@@ -84,12 +89,31 @@ def find_injection(text: str) -> Finding | None:
             return finding
         weaker = weaker or finding
     visible = features_present(text) if any(r.hidden for r in seen) else frozenset()
+    strongest = 0.0
     for reading in seen:
-        found = score(reading.text, reading.hidden, visible)
+        found = score(reading.text, reading.hidden, visible, below_threshold=True)
         if found.value >= THRESHOLD:
             moves = ", ".join(found.features) + (" (hidden)" if reading.hidden else "")
             return Finding(f"combines moves of an injection: {moves}", SUSPICIOUS)
-    return weaker
+        strongest = max(strongest, found.value)
+    meaning = _by_meaning(text, [reading.text for reading in seen], strongest)
+    return meaning or weaker
+
+
+def _by_meaning(text: str, texts: list[str], moves: float) -> Finding | None:
+    """The meaning stage's finding (meaning.py), when its model is loaded here."""
+    if len(text) < MIN_CHARS:
+        return None
+    probability = STAGE.probability(texts)
+    if probability is None:
+        return None
+    weights = STAGE.weights
+    assert weights is not None
+    if probability >= weights.threshold or (
+        moves >= MOVES_FLOOR and probability >= weights.threshold_with_moves
+    ):
+        return Finding(f"reads like an injection (meaning model, p={probability:.2f})", SUSPICIOUS)
+    return None
 
 
 def detect_injection(text: str) -> str | None:
