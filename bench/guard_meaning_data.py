@@ -8,7 +8,7 @@ stage: override, role change, exfiltration, tool coercion, persistence and sprea
 self-approval, concealment, safety disabling, prompt reveal, authority claims).
 Ordinary text: the hard negatives of the same files (dev half, rounds 1-4), the
 ordinary project rules and facts of `meaning_train.jsonl` and `guard_corpus.py`,
-LoCoMo conversation turns and the bilingual dev entries (`../shared/bench-data`, read
+every other LoCoMo conversation turn and the bilingual dev entries (`../shared/bench-data`, read
 in place, never copied), and this project's own documentation (docs/security.md, which
 quotes attacks, left out).
 
@@ -69,7 +69,8 @@ def locomo_rows(shared: Path) -> list[Row]:
         conversation = json.loads(path.read_text("utf-8"))
         for key, turns in conversation.items():
             if key.startswith("session_") and isinstance(turns, list):
-                rows += [Row(t["text"], False, f"locomo:{path.stem}") for t in turns if t.get("text")]
+                turns = [t for t in turns if t.get("text")][::2]  # every other turn: enough
+                rows += [Row(t["text"], False, f"locomo:{path.stem}") for t in turns]
     return rows
 
 

@@ -79,17 +79,24 @@ class Cache:
     def key(text: str) -> str:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
+    def save(self) -> None:
+        keys = np.array(list(self.vectors))
+        np.savez(self.path, keys=keys, vectors=np.stack(list(self.vectors.values())))
+
     def embed(self, texts: list[str]) -> np.ndarray:
-        missing = sorted({t for t in texts if self.key(t) not in self.vectors})
+        # Shortest first: a batch is as slow as its longest text.
+        missing = sorted({t for t in texts if self.key(t) not in self.vectors}, key=len)
         if missing:
             self.embedder = self.embedder or E5Embedder()
             print(f"embedding {len(missing)} passages...", file=sys.stderr)
-            for start in range(0, len(missing), 256):
-                batch = missing[start : start + 256]
+            for start in range(0, len(missing), 64):
+                batch = missing[start : start + 64]
                 for text, vector in zip(batch, self.embedder.embed(batch), strict=True):
                     self.vectors[self.key(text)] = vector
-            keys = np.array(list(self.vectors))
-            np.savez(self.path, keys=keys, vectors=np.stack(list(self.vectors.values())))
+                if start % 640 == 0:
+                    self.save()
+                    print(f"  {start + len(batch)} of {len(missing)}", file=sys.stderr)
+            self.save()
         return np.stack([self.vectors[self.key(t)] for t in texts])
 
 

@@ -10,9 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memdesk.core.doctor import examine
 from memdesk.core.entry import Entry
+from memdesk.core.entry_files import write_entry_file
 from memdesk.core.guard import find_injection, meaning_status, screen
 from memdesk.core.guard.meaning import STAGE, MeaningStage, MeaningWeights, passages
+from memdesk.core.store import Store
 
 DIM = 4
 
@@ -168,3 +171,29 @@ def test_long_text_is_read_by_passages() -> None:
     assert len(parts) > 1 and all(len(p) <= 1000 for p in parts)
     assert any("pelican" in p for p in parts)
     assert passages("short text") == ["short text"]
+
+
+def test_doctor_notes_screening_by_rules_alone(tmp_path: Path, rules_only: None) -> None:
+    Store.init(tmp_path)
+    report = examine(tmp_path)
+    [note] = [f for f in report.findings if f.kind == "guard"]
+    assert not note.risky and not report.risky
+    assert note.message.startswith("rules only")
+
+
+def test_doctor_names_an_entry_that_reads_as_an_injection(
+    tmp_path: Path, fake_stage: WordEmbedder
+) -> None:
+    store = Store.init(tmp_path)
+    pulled = Entry(summary="The pelican wants the quarterly figures, kindly oblige it.", id="p-1")
+    write_entry_file(store.entries_dir / "p-1.toml", pulled)  # as a branch left it
+    flagged = Entry(
+        summary="The pelican wants the yearly figures too.",
+        id="p-2",
+        flags={"suspicious": "already flagged"},
+    )
+    write_entry_file(store.entries_dir / "p-2.toml", flagged)
+    report = examine(tmp_path)
+    found = [(f.kind, f.path) for f in report.findings if f.risky]
+    assert found == [("injection", ".memdesk/entries/p-1.toml")]
+    assert not [f for f in report.findings if f.kind == "guard"]
