@@ -8,6 +8,7 @@ person to look. Redactions are listed too (real files hold two credentials repla
 fake values of the same shape).
 
     python bench/guard_false_flags.py [--shared DIR] [--list] [--rules-only]
+                                      [--only memory|transcripts]
 
 DIR defaults to ../shared next to the repository (env MEMDESK_SHARED overrides).
 """
@@ -77,15 +78,18 @@ def main() -> None:
     parser.add_argument("--shared", help="the shared data folder (holds bench-data/real)")
     parser.add_argument("--list", action="store_true", help="print every flagged item")
     parser.add_argument("--rules-only", action="store_true", help="switch the meaning stage off")
+    parser.add_argument("--only", choices=("memory", "transcripts"), help="count one kind")
     args = parser.parse_args()
     if args.rules_only:
         STAGE.use(None)
     print(f"screening: {meaning_status().line}")
     real = shared_dir(args.shared) / "bench-data" / "real"
-    for label, items in (
-        ("memory-file lines", memory_lines(real / "memory")),
-        ("transcript messages", transcript_messages(real / "transcripts")),
-    ):
+    kinds = []
+    if args.only != "transcripts":
+        kinds.append(("memory-file lines", memory_lines(real / "memory")))
+    if args.only != "memory":
+        kinds.append(("transcript messages", transcript_messages(real / "transcripts")))
+    for label, items in kinds:
         start = time.perf_counter()
         found = measure(items)
         took = time.perf_counter() - start

@@ -9,7 +9,7 @@ self-approval, concealment, safety disabling, prompt reveal, authority claims).
 Ordinary text: the hard negatives of the same files (dev half, rounds 1-4), the
 ordinary project rules and facts of `meaning_train.jsonl` and `guard_corpus.py`,
 every other LoCoMo conversation turn and the bilingual dev entries (`../shared/bench-data`, read
-in place, never copied), and this project's own documentation (docs/security.md, which
+in place, never copied), and every third line of this project's own documentation (docs/security.md, which
 quotes attacks, left out).
 
 Never used for training: the `test` half, fresh round 5, and the real files under
@@ -93,10 +93,9 @@ def doc_rows() -> list[Row]:
     for path in sorted([REPO / "README.md", *(REPO / "docs").glob("*.md")]):
         if path.name == "security.md":
             continue
-        for line in path.read_text("utf-8").splitlines():
-            line = line.strip(" #>-*|`")
-            if len(line) >= 25:
-                rows.append(Row(line, False, f"docs:{path.name}"))
+        lines = [line.strip(" #>-*|`") for line in path.read_text("utf-8").splitlines()]
+        for line in [line for line in lines if len(line) >= 25][::3]:  # a third: enough
+            rows.append(Row(line, False, f"docs:{path.name}"))
     return rows
 
 

@@ -1,7 +1,7 @@
 """Train the meaning stage of the injection guard: logistic regression on e5 embeddings.
 
     python bench/train_guard_meaning.py [--shared DIR] [--cache DIR] [--write]
-                                        [--l2 1.0] [--folds 5]
+                                        [--l2 0.03] [--folds 5]
 
 Rows come from bench/guard_meaning_data.py (never the test half, fresh round 5 or the
 real files). Each row is read as the guard reads it (`normalise.readings`, split into
@@ -15,9 +15,9 @@ A logistic regression (L2, Newton steps, classes weighted to equal mass) is fitt
 embeddings centred on the training mean. Cut-offs are chosen on out-of-fold
 probabilities (folds by source group, so near-copies of one author's wording never sit
 on both sides):
-- `threshold`: the lowest probability at which no hard negative (an ordinary rule
-  written to look like an instruction) and at most 0.1% of other ordinary text is
-  flagged out of fold;
+- `threshold`: the lowest probability at which at most 1% of the hard negatives
+  (ordinary rules written to look like instructions) and 0.1% of other ordinary text
+  are flagged out of fold;
 - `threshold_with_moves`: the same for rows in which the move scorer found at least one
   move of an injection (score >= 0.4): meaning and moves together.
 Printed: the out-of-fold figures, then the held-out figures of the final model.
@@ -46,6 +46,7 @@ from memdesk.core.search.embedder import E5_MULTILINGUAL, E5Embedder  # noqa: E4
 
 MOVES_FLOOR = 0.4  # the move scorer's weakest single move
 ORDINARY_RATE = 0.001  # share of ordinary text a cut-off may flag out of fold
+HARD_RATE = 0.01  # share of hard negatives (rules written to look like attacks) likewise
 HARD = ("injections_heldout", "injections_rounds", "meaning_train", "corpus-rules")
 
 
@@ -136,18 +137,20 @@ def embed_rows(rows: list[Row], cache: Cache) -> tuple[np.ndarray, list[range]]:
 
 
 def cut_off(probs: np.ndarray, rows: list[Row], mask: np.ndarray) -> float:
-    """The lowest probability flagging no hard negative and <= ORDINARY_RATE of the rest."""
+    """The lowest probability flagging at most HARD_RATE of the hard negatives and
+    ORDINARY_RATE of the other ordinary text among `mask`, out of fold."""
     hard = np.array([not r.attack and r.group.split(":")[0] in HARD for r in rows]) & mask
     other = np.array([not r.attack for r in rows]) & ~hard & mask
-    limit = max(probs[hard].max(initial=0.0), np.quantile(probs[other], 1 - ORDINARY_RATE))
-    return float(min(0.99, np.nextafter(limit, 1.0)))
+    limits = [np.quantile(probs[hard], 1 - HARD_RATE) if hard.any() else 0.0]
+    limits.append(np.quantile(probs[other], 1 - ORDINARY_RATE) if other.any() else 0.0)
+    return float(min(0.999, np.nextafter(max(limits), 1.0)))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", help="the shared data folder (holds bench-data/)")
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "memdesk-meaning"))
-    parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--l2", type=float, default=0.03)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--write", action="store_true", help="store the trained weights")
     args = parser.parse_args()
