@@ -39,8 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from guard_false_flags import shared_dir  # noqa: E402
 from guard_meaning_data import GUARD_DATA, Row, labelled_rows, training_rows  # noqa: E402
+from memdesk.core.guard import find_injection  # noqa: E402
 from memdesk.core.guard.injection_score import score  # noqa: E402
-from memdesk.core.guard.meaning import MIN_CHARS, WEIGHTS_FILE, passages  # noqa: E402
+from memdesk.core.guard.meaning import MIN_CHARS, STAGE, WEIGHTS_FILE, passages  # noqa: E402
 from memdesk.core.guard.normalise import readings  # noqa: E402
 from memdesk.core.search.embedder import E5_MULTILINGUAL, E5Embedder  # noqa: E402
 
@@ -164,7 +165,9 @@ def main() -> None:
     x = vectors - centre
     moves = np.array([moves_score(r.text) for r in rows])
 
-    fold_of = np.array([int(hashlib.sha1(r.group.encode()).hexdigest(), 16) % args.folds for r in rows])
+    fold_of = np.array(
+        [int(hashlib.sha1(r.group.encode()).hexdigest(), 16) % args.folds for r in rows]
+    )
     oof = np.zeros(len(rows))
     for fold in range(args.folds):
         train = fold_of[unit_rows] != fold
@@ -180,6 +183,19 @@ def main() -> None:
     print(f"rows {len(rows)} (attacks {int(attack.sum())}), passages {len(x)}")
     print(f"cut-offs: alone {threshold:.3f}, with moves {with_moves:.3f}")
     print(f"out of fold: attacks caught by meaning {int(caught.sum())} of {int(attack.sum())}")
+    # The attack moves written for this stage were never seen by the rules: a fresh round
+    # for them, and (out of fold, by move) for the meaning stage too.
+    STAGE.use(None)
+    ruled = np.array([bool((f := find_injection(r.text)) and f.suspicious) for r in rows])
+    STAGE.reset()
+    fresh = attack & np.array([r.group.startswith("meaning_train") for r in rows])
+    hard = np.array([not r.attack and r.group.split(":")[0] in HARD for r in rows])
+    print(
+        f"moves written for this stage: rules {int(ruled[fresh].sum())} of {int(fresh.sum())}, "
+        f"rules + meaning (out of fold) {int((ruled | caught)[fresh].sum())}; hard negatives "
+        f"flagged: rules {int(ruled[hard].sum())}, rules + meaning "
+        f"{int((ruled | (oof >= threshold))[hard].sum())} of {int(hard.sum())}"
+    )
 
     coef, bias = fit(x, y_units, args.l2)
     for name in ("injections_heldout.jsonl", "injections_rounds.jsonl"):

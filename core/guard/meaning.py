@@ -209,6 +209,7 @@ class MeaningStage:
                 known.update(fresh)
         return max(known.values())
 
+
 STAGE = MeaningStage()
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from memdesk.core.doctor import examine
 from memdesk.core.entry import Entry
 from memdesk.core.entry_files import write_entry_file
