@@ -15,7 +15,7 @@ A logistic regression (L2, Newton steps, classes weighted to equal mass) is fitt
 embeddings centred on the training mean. Cut-offs are chosen on out-of-fold
 probabilities (folds by source group, so near-copies of one author's wording never sit
 on both sides):
-- `threshold`: the lowest probability at which at most 1% of the hard negatives
+- `threshold`: the lowest probability at which at most 3% of the hard negatives
   (ordinary rules written to look like instructions) and 0.1% of other ordinary text
   are flagged out of fold;
 - `threshold_with_moves`: the same for rows in which the move scorer found at least one
@@ -47,7 +47,7 @@ from memdesk.core.search.embedder import E5_MULTILINGUAL, E5Embedder  # noqa: E4
 
 MOVES_FLOOR = 0.4  # the move scorer's weakest single move
 ORDINARY_RATE = 0.001  # share of ordinary text a cut-off may flag out of fold
-HARD_RATE = 0.01  # share of hard negatives (rules written to look like attacks) likewise
+HARD_RATE = 0.03  # share of hard negatives (rules written to look like attacks) likewise
 HARD = ("injections_heldout", "injections_rounds", "meaning_train", "corpus-rules")
 
 
@@ -177,7 +177,8 @@ def main() -> None:
         oof[held] = probs
     everything = np.ones(len(rows), dtype=bool)
     threshold = cut_off(oof, rows, everything)
-    with_moves = cut_off(oof, rows, moves >= MOVES_FLOOR)
+    # Never stricter than the cut-off alone: a move found adds evidence, it takes none.
+    with_moves = min(threshold, cut_off(oof, rows, moves >= MOVES_FLOOR))
     attack = y_rows == 1
     caught = attack & ((oof >= threshold) | ((moves >= MOVES_FLOOR) & (oof >= with_moves)))
     print(f"rows {len(rows)} (attacks {int(attack.sum())}), passages {len(x)}")
