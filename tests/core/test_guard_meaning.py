@@ -130,14 +130,20 @@ def test_environment_switch_turns_the_stage_off(monkeypatch: pytest.MonkeyPatch)
     assert "MEMDESK_GUARD_MEANING=off" in stage.status().line
 
 
-def test_missing_weights_fall_back_to_rules(tmp_path: Path) -> None:
+def test_missing_weights_fall_back_to_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMDESK_GUARD_MEANING", "on")
     stage = MeaningStage(tmp_path / "absent.json")
     assert stage.probability(["anything at all here"]) is None
     status = stage.status()
     assert not status.available and "unavailable" in status.line
 
 
-def test_weights_for_another_model_are_not_used(tmp_path: Path) -> None:
+def test_weights_for_another_model_are_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMDESK_GUARD_MEANING", "on")
     other = WordEmbedder()
     other.name = "minilm-int8"
     path = tmp_path / "weights.json"
