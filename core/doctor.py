@@ -14,7 +14,8 @@ What it looks for:
   own secret scan (`guard.redact_text`), named by kind, never printed;
 * entries that read as an injection but carry no `suspicious` flag (written before the
   guard knew the wording, on a machine screening by rules alone, or pulled from a
-  branch), and injection screening by rules alone on this machine, as a note.
+  branch), and injection screening by rules alone because the meaning model cannot
+  load on this machine, as a note.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def _unflagged_injections(entries: list[Entry], folder: Path, root: Path) -> lis
 
 def _screening_notes() -> list[Finding]:
     status = meaning_status()
-    if status.available:
+    if status.available or status.switched_off:  # a person's own choice is not news
         return []
     return [Finding("guard", "injection screening", status.line, risky=False)]
 

