@@ -4,9 +4,10 @@ Every reading of the text (`normalise.readings`: Unicode folded, invisible chara
 removed, look-alike letters made Latin, spaced letters joined, URL escapes, base64, hex,
 rot13, tag characters and HTML comments decoded, Traditional Chinese made Simplified)
 is matched against `INJECTION_RULES`, phrases that are an attack on their own, then
-scored by `injection_score`, weighted intent features that add up per sentence. The
-strongest finding wins: `suspicious` (kept out of context until a person clears it)
-over `review` (shown to the reviewer, injected once approved).
+scored by `injection_score`, weighted intent features that add up per sentence, then
+read for meaning (`meaning.py`: a classifier over sentence embeddings, where its model
+loads). The strongest finding wins: `suspicious` (kept out of context until a person
+clears it) over `review` (shown to the reviewer, injected once approved).
 """
 
 from __future__ import annotations
@@ -90,8 +91,10 @@ def find_injection(text: str) -> Finding | None:
         weaker = weaker or finding
     visible = features_present(text) if any(r.hidden for r in seen) else frozenset()
     strongest = 0.0
+    # Without the meaning stage, no one asks how strong a score below the threshold is.
+    below = STAGE.available
     for reading in seen:
-        found = score(reading.text, reading.hidden, visible, below_threshold=True)
+        found = score(reading.text, reading.hidden, visible, below_threshold=below)
         if found.value >= THRESHOLD:
             moves = ", ".join(found.features) + (" (hidden)" if reading.hidden else "")
             return Finding(f"combines moves of an injection: {moves}", SUSPICIOUS)
