@@ -41,9 +41,15 @@ from guard_false_flags import shared_dir  # noqa: E402
 from guard_meaning_data import GUARD_DATA, Row, labelled_rows, training_rows  # noqa: E402
 from memdesk.core.guard import find_injection  # noqa: E402
 from memdesk.core.guard.injection_score import score  # noqa: E402
-from memdesk.core.guard.meaning import MIN_CHARS, STAGE, WEIGHTS_FILE, passages  # noqa: E402
+from memdesk.core.guard.meaning import (  # noqa: E402
+    E5_MULTILINGUAL,
+    MIN_CHARS,
+    STAGE,
+    WEIGHTS_FILE,
+    E5Passages,
+    passages,
+)
 from memdesk.core.guard.normalise import readings  # noqa: E402
-from memdesk.core.search.embedder import E5_MULTILINGUAL, E5Embedder  # noqa: E402
 
 MOVES_FLOOR = 0.4  # the move scorer's weakest single move
 ORDINARY_RATE = 0.001  # share of ordinary text a cut-off may flag out of fold
@@ -75,7 +81,7 @@ class Cache:
         if self.path.exists():
             data = np.load(self.path)
             self.vectors = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
-        self.embedder: E5Embedder | None = None
+        self.embedder: E5Passages | None = None
 
     @staticmethod
     def key(text: str) -> str:
@@ -89,7 +95,7 @@ class Cache:
         # Shortest first: a batch is as slow as its longest text.
         missing = sorted({t for t in texts if self.key(t) not in self.vectors}, key=len)
         if missing:
-            self.embedder = self.embedder or E5Embedder()
+            self.embedder = self.embedder or E5Passages()
             print(f"embedding {len(missing)} passages...", file=sys.stderr)
             for start in range(0, len(missing), 64):
                 batch = missing[start : start + 64]

