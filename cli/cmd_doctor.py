@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "ids, an extractor command not allowed on this machine, private files others can "
         "read, and secrets in entries and the journal. Reports only; exit 1 when risky.",
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="the findings as one JSON object")
     p.set_defaults(func=run_doctor)
 
 

@@ -29,11 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--all", action="store_true", help="with --discover: adopt every file not yet adopted"
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="what was adopted or found, as JSON")
     p.set_defaults(func=run_adopt)
 
     p = sub.add_parser("files", help="list managed memory files and their agents' load limits")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON object per managed file")
     p.set_defaults(func=run_files)
 
 

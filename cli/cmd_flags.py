@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "lapses when the entry's text changes."
         ),
     )
-    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("ids", nargs="+", metavar="ID", help="ids or unique prefixes")
     p.add_argument("--flag", choices=FLAG_NAMES, default="suspicious", help="which flag")
     p.add_argument("--json", action="store_true", help="print the entries as JSON")
     p.set_defaults(func=run_clear_flag)

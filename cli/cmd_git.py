@@ -15,13 +15,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "merge-driver",
         help="git merge driver: 3-way merge entry files field by field",
-        description="Called by git as `memdesk merge-driver %%O %%A %%B %%P`. Writes the "
+        description="Called by git as `memdesk merge-driver %O %A %B %P`. Writes the "
         "result to OURS; exit 0 when clean, 1 with conflict markers on the conflicting "
         "fields only. `--install` prints the git configuration lines.",
     )
-    p.add_argument("base", nargs="?")
-    p.add_argument("ours", nargs="?")
-    p.add_argument("theirs", nargs="?")
+    p.add_argument("base", nargs="?", help="the common ancestor's version (git's %%O)")
+    p.add_argument("ours", nargs="?", help="our version, where the result is written (%%A)")
+    p.add_argument("theirs", nargs="?", help="their version (%%B)")
     p.add_argument("path", nargs="?", default="", help="the file's path in the repository")
     p.add_argument("--install", action="store_true", help="print how to configure git")
     p.set_defaults(func=run_merge_driver)

@@ -18,13 +18,15 @@ MODES = ("hybrid", "text", "semantic")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("search", help="search entries (full text + semantic)")
     p.add_argument("query", nargs="?", help="what to look for (Chinese, English or mixed)")
-    p.add_argument("--mode", choices=MODES, default="hybrid")
+    p.add_argument(
+        "--mode", choices=MODES, default="hybrid", help="full text, semantic or both fused"
+    )
     p.add_argument("--status", choices=STATUSES, action="append", help="repeatable")
     p.add_argument("--kind", choices=KINDS, action="append", help="repeatable")
     p.add_argument("--scope", choices=SCOPES, action="append", help="repeatable")
     p.add_argument("--since", type=_day, metavar="YYYY-MM-DD", help="updated on or after")
     p.add_argument("--until", type=_day, metavar="YYYY-MM-DD", help="updated before")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=int, default=10, help="how many hits")
     p.add_argument("--json", action="store_true", help="a JSON array of hits")
     p.add_argument(
         "--batch",
@@ -37,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_reindex)
 
     p = sub.add_parser("duplicates", help="exact / near duplicates and likely contradictions")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="the pairs as a JSON array")
     p.set_defaults(func=run_duplicates)
 
 

@@ -31,15 +31,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_add)
 
     p = sub.add_parser("list", help="list entries")
-    p.add_argument("--status", choices=STATUSES, action="append")
-    p.add_argument("--kind", choices=KINDS, action="append")
-    p.add_argument("--scope", choices=SCOPES, action="append")
+    p.add_argument("--status", choices=STATUSES, action="append", help="repeatable")
+    p.add_argument("--kind", choices=KINDS, action="append", help="repeatable")
+    p.add_argument("--scope", choices=SCOPES, action="append", help="repeatable")
     p.add_argument("--json", action="store_true", help="a JSON array of entries, every field")
     p.set_defaults(func=run_list)
 
     p = sub.add_parser("show", help="show one entry with its history")
-    p.add_argument("id")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("id", help="the entry's id or any unique prefix of it")
+    p.add_argument(
+        "--json", action="store_true", help="the entry, its history and its links as JSON"
+    )
     p.set_defaults(func=run_show)
 
     for verb, text in (
@@ -49,12 +51,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         ("delete", "delete entries (undoable)"),
     ):
         p = sub.add_parser(verb, help=text)
-        p.add_argument("ids", nargs="+", metavar="ID")
+        p.add_argument("ids", nargs="+", metavar="ID", help="ids or unique prefixes")
         p.set_defaults(func=run_bulk, verb=verb)
 
     p = sub.add_parser("edit", help="change fields of an entry")
-    p.add_argument("id")
-    p.add_argument("--summary")
+    p.add_argument("id", help="the entry's id or any unique prefix of it")
+    p.add_argument("--summary", help="the new summary")
     _entry_options(p, defaults=False)
     p.add_argument("--facts", nargs="*", help="replace the facts")
     p.add_argument("--tags", nargs="*", help="replace the tags")
@@ -68,12 +70,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         help="the version you read; a newer version on disk is 3-way merged",
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the edited entry as JSON")
     p.set_defaults(func=run_edit)
 
     p = sub.add_parser("supersede", help="NEW replaces OLD (OLD becomes superseded)")
-    p.add_argument("old")
-    p.add_argument("new")
+    p.add_argument("old", help="the entry being replaced")
+    p.add_argument("new", help="the entry that replaces it")
     p.set_defaults(func=run_supersede)
 
     p = sub.add_parser("undo", help="undo the last change made by a person")
@@ -90,30 +92,48 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_render)
 
     p = sub.add_parser("ingest", help="turn lines others added to MEMORY.md into candidates")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="the new candidates and refusals as JSON")
     p.set_defaults(func=run_ingest)
 
     p = sub.add_parser("import", help="import entries from a JSON array or JSONL file")
-    p.add_argument("file")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("file", help="a JSON array or JSONL file of entries (an export)")
+    p.add_argument(
+        "--json", action="store_true", help="imported ids, duplicates and invalid items as JSON"
+    )
     p.set_defaults(func=run_import)
 
     p = sub.add_parser("export", help="print every entry")
-    p.add_argument("--format", choices=("json", "jsonl", "md"), default="json")
+    p.add_argument(
+        "--format", choices=("json", "jsonl", "md"), default="json", help="the output format"
+    )
     p.set_defaults(func=run_export)
 
     p = sub.add_parser("problems", help="list damaged files and open conflicts")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="the problems as one JSON object")
     p.set_defaults(func=run_problems)
 
 
 def _entry_options(p: argparse.ArgumentParser, defaults: bool = True) -> None:
-    p.add_argument("--kind", choices=KINDS, default="project" if defaults else None)
-    p.add_argument("--scope", choices=SCOPES, default="project" if defaults else None)
-    p.add_argument("--status", choices=STATUSES, default="candidate" if defaults else None)
-    p.add_argument("--confidence", choices=CONFIDENCES, default="medium" if defaults else None)
+    p.add_argument(
+        "--kind", choices=KINDS, default="project" if defaults else None, help="what it is"
+    )
+    p.add_argument(
+        "--scope", choices=SCOPES, default="project" if defaults else None, help="who it is for"
+    )
+    p.add_argument(
+        "--status",
+        choices=STATUSES,
+        default="candidate" if defaults else None,
+        help="where it is in review",
+    )
+    p.add_argument(
+        "--confidence",
+        choices=CONFIDENCES,
+        default="medium" if defaults else None,
+        help="how sure the writer is",
+    )
     p.add_argument("--valid-until", metavar="DATE", help="YYYY-MM-DD")
-    p.add_argument("--tag", action="append", default=[], dest="tag")
+    p.add_argument("--tag", action="append", default=[], dest="tag", help="a tag (repeatable)")
 
 
 def _guarded(fn):  # type: ignore[no-untyped-def]
@@ -386,6 +406,9 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
     problems = store.problems
     conflicts = store.open_conflicts()
     settings = store.settings_problem()
+    # A file that is TOML may still hold a wrong value or an unknown table: each such
+    # table is named here too (the verb that needs it stops with the same line).
+    tables = [] if settings else _settings_table_problems(ctx.dir)
     memory_md = store.memory_file.conflict_problem()
     store.journal.records()  # a full read finds the lines that are not records
     if args.json:
@@ -395,11 +418,12 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
                 "conflicts": [c.to_json() for c in conflicts],
                 "journal_skipped_lines": store.journal.skipped_lines,
                 "settings": settings,
+                "settings_tables": tables,
                 "memory_md": memory_md,
             }
         )
         return 0
-    for line in (settings, memory_md):
+    for line in (settings, *tables, memory_md):
         if line:
             print(line)
     for line in store.journal.skipped_lines:
@@ -408,9 +432,18 @@ def run_problems(args: argparse.Namespace, ctx: CliContext) -> int:
         print(problem)
     for conflict in conflicts:
         print(f"conflict ({conflict.kind}): {conflict.entry_id}: {', '.join(conflict.field_names)}")
-    if not (problems or conflicts or settings or memory_md or store.journal.skipped_lines):
+    if not (
+        problems or conflicts or settings or tables or memory_md or store.journal.skipped_lines
+    ):
         print("no problems")
     return 0
+
+
+def _settings_table_problems(root: Path) -> list[str]:
+    """One line per table of settings.toml that holds its defaults because it is wrong."""
+    from memdesk.core.settings import load  # every component's parser: only when asked
+
+    return list(load(root).problems)
 
 
 def dump(data: Any) -> str:

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--list", action="store_true", help="list every allowed directory")
     group.add_argument("--revoke", action="store_true", help="forget what was allowed here")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="what is allowed, as JSON")
     p.set_defaults(func=run_trust)
 
 

@@ -62,15 +62,15 @@ def run_extractor(
         return run_callable(
             fn, messages, options, ctx, timeout=settings.timeout, name=settings.callable
         )
-    if settings.use == "seed000":
+    if settings.use in ("cue-lines", "seed000"):
         facts = default_extract(messages, options)
         base = [m for m in messages if m.role == "user"]
-        return PluginResult([_seed_entry(f, base) for f in facts], "", "seed000")
+        return PluginResult([_cue_line_entry(f, base) for f in facts], "", "cue-lines")
     return PluginResult(extract_candidates(messages, options), "", "heuristic")
 
 
-def _seed_entry(fact: str, messages: Sequence[Message]) -> Entry:
-    """A seed-000 fact with the provenance of the first user message that contains it."""
+def _cue_line_entry(fact: str, messages: Sequence[Message]) -> Entry:
+    """A cue-line fact with the provenance of the first user message that contains it."""
     source = next((m for m in messages if fact in m.text), None)
     entry = to_entry(fact)
     entry.source.origin = "transcript"

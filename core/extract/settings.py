@@ -2,13 +2,13 @@
 
 ```toml
 [extractor]
-use = "heuristic"          # heuristic | seed000 | command | callable (default: command if
+use = "heuristic"          # heuristic | cue-lines | command | callable (default: command if
                            # `command` is set, else callable if `callable` is set, else heuristic)
 command = "my-llm-extract --json"   # or ["my-llm-extract", "--json"]; JSON in, JSON out
 callable = "my_pkg.memory:extract"  # a Python function (messages, opts) or (messages, ctx, opts)
 timeout = 60               # seconds a plug-in may take before it is abandoned
-max_facts_per_flush = 10   # seed 000's cap per flush
-threshold = 0.6            # seed 001's write threshold for the heuristic extractor
+max_facts_per_flush = 10   # facts one flush may queue
+threshold = 0.6            # the heuristic extractor's write threshold (0..1)
 max_per_transcript = 30    # candidates one transcript may queue, best first; the rest
                            # is counted and reported by `memdesk extract`
 cap_per_message = 0.3      # a long conversation may queue more: this many per message of
@@ -41,7 +41,9 @@ from memdesk.core.context.settings import (
     save_settings,
 )
 
-USES: tuple[str, ...] = ("heuristic", "seed000", "command", "callable")
+# "cue-lines" is the simple baseline (user lines with a cue word, 20-200 characters);
+# "seed000" is its first name, still accepted so existing settings files keep working.
+USES: tuple[str, ...] = ("heuristic", "cue-lines", "seed000", "command", "callable")
 _EXTRACTOR_KEYS = (
     "use",
     "command",

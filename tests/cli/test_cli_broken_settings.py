@@ -4,6 +4,7 @@ before it commits instead of failing after."""
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
@@ -88,3 +89,30 @@ def test_add_candidate_still_works(broken, cli) -> None:
     result = cli("--dir", str(root), "add", "Deploys go through make release")
     assert result.returncode == 0, result.stderr
     assert len(list((root / ".memdesk" / "entries").glob("*.toml"))) == 2
+
+
+def test_problems_names_each_wrong_table_of_valid_toml(tmp_path: Path, cli) -> None:
+    """A file that parses but holds a wrong value or an unknown table: `problems` names
+    each table in one line (the verb needing it would stop with the same line)."""
+    assert cli("--dir", str(tmp_path), "init").returncode == 0
+    (tmp_path / ".memdesk" / "settings.toml").write_text(
+        '[context]\nunit = "words"\n[serach]\nmodel = "x"\n'
+    )
+    result = cli("--dir", str(tmp_path), "problems")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stdout.splitlines()
+    assert any("context.unit" in line and "settings.toml" in line for line in lines), lines
+    assert any("serach" in line and "unknown table" in line for line in lines), lines
+    assert "no problems" not in result.stdout
+    shaped = cli("--dir", str(tmp_path), "problems", "--json")
+    data = json.loads(shaped.stdout)
+    assert data["settings"] is None  # the file itself is TOML
+    assert len(data["settings_tables"]) == 2
+
+
+def test_problems_is_quiet_about_good_settings(tmp_path: Path, cli) -> None:
+    assert cli("--dir", str(tmp_path), "init").returncode == 0
+    result = cli("--dir", str(tmp_path), "problems", "--json")
+    assert json.loads(result.stdout)["settings_tables"] == []
+    assert cli("--dir", str(tmp_path), "problems").stdout.strip() == "no problems"

@@ -143,6 +143,11 @@ def test_settings_choose_the_extractor(tmp_path: Path, monkeypatch: pytest.Monke
     assert ExtractSettings.from_mapping({}).extractor.use == "heuristic"
     seed = run_extractor(MESSAGES, ExtractorSettings(use="seed000"))
     assert seed.ok and seed.candidates == []  # "记住：发布必须手动点" is shorter than 20
+    cue_lines = ExtractSettings.from_mapping({"extractor": {"use": "cue-lines"}}).extractor
+    assert cue_lines.use == "cue-lines"
+    assert run_extractor(MESSAGES, cue_lines).candidates == seed.candidates
+    old_name = ExtractSettings.from_mapping({"extractor": {"use": "seed000"}}).extractor
+    assert old_name.use == "seed000"  # settings files written before the rename still load
     callable_settings = ExtractSettings.from_mapping(
         {"extractor": {"callable": "my_extractor:extract"}}
     ).extractor
