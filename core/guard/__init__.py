@@ -4,12 +4,15 @@
 `redact_data` remove secrets from text and JSON-like data; `detect_injection` and
 `find_injection` say whether text tries to instruct the agent; `redact_across` and
 `multiline_secret_lines` catch secrets split between two messages or many lines.
-Everything is regular expressions compiled once at import: the Store calls this on
-every write, so it must be fast and give the same answer for the same input.
+Everything is regular expressions compiled once at import, plus the meaning stage of
+injection detection (an embedding model loaded once per process when first needed,
+`meaning.py`): the Store calls this on every write, so it must be fast and give the same
+answer for the same input.
 """
 
 from memdesk.core.guard.injection import Finding, detect_injection, find_injection
 from memdesk.core.guard.injection_rules import REVIEW, SUSPICIOUS
+from memdesk.core.guard.meaning import MeaningStatus, meaning_status
 from memdesk.core.guard.neighbours import (
     multiline_secret_lines,
     redact_across,
@@ -47,6 +50,7 @@ __all__ = [
     "REVIEW",
     "SUSPICIOUS",
     "Finding",
+    "MeaningStatus",
     "Verdict",
     "checked_texts",
     "detect_injection",
@@ -57,6 +61,7 @@ __all__ = [
     "is_guess_or_draft",
     "is_recalled_block",
     "looks_like_tool_output",
+    "meaning_status",
     "multiline_secret_lines",
     "plain_text",
     "redact_across",

@@ -4,9 +4,10 @@ Every reading of the text (`normalise.readings`: Unicode folded, invisible chara
 removed, look-alike letters made Latin, spaced letters joined, URL escapes, base64, hex,
 rot13, tag characters and HTML comments decoded, Traditional Chinese made Simplified)
 is matched against `INJECTION_RULES`, phrases that are an attack on their own, then
-scored by `injection_score`, weighted intent features that add up per sentence. The
-strongest finding wins: `suspicious` (kept out of context until a person clears it)
-over `review` (shown to the reviewer, injected once approved).
+scored by `injection_score`, weighted intent features that add up per sentence, then
+read for meaning (`meaning.py`: a classifier over sentence embeddings, where its model
+loads). The strongest finding wins: `suspicious` (kept out of context until a person
+clears it) over `review` (shown to the reviewer, injected once approved).
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from dataclasses import dataclass
 from memdesk.core.guard.decoders import decoded_base64
 from memdesk.core.guard.injection_rules import INJECTION_RULES, NEGATION, SUSPICIOUS
 from memdesk.core.guard.injection_score import THRESHOLD, features_present, score
+from memdesk.core.guard.meaning import MIN_CHARS, STAGE
 from memdesk.core.guard.normalise import readings
+
+# The move scorer's weakest single move: with one, the meaning stage's lower cut-off
+# applies (meaning and moves agree); without any, only its own cut-off.
+MOVES_FLOOR = 0.4
 
 
 @dataclass(frozen=True)
@@ -84,12 +90,33 @@ def find_injection(text: str) -> Finding | None:
             return finding
         weaker = weaker or finding
     visible = features_present(text) if any(r.hidden for r in seen) else frozenset()
+    strongest = 0.0
+    # Without the meaning stage, no one asks how strong a score below the threshold is.
+    below = STAGE.available
     for reading in seen:
-        found = score(reading.text, reading.hidden, visible)
+        found = score(reading.text, reading.hidden, visible, below_threshold=below)
         if found.value >= THRESHOLD:
             moves = ", ".join(found.features) + (" (hidden)" if reading.hidden else "")
             return Finding(f"combines moves of an injection: {moves}", SUSPICIOUS)
-    return weaker
+        strongest = max(strongest, found.value)
+    meaning = _by_meaning(text, [reading.text for reading in seen], strongest)
+    return meaning or weaker
+
+
+def _by_meaning(text: str, texts: list[str], moves: float) -> Finding | None:
+    """The meaning stage's finding (meaning.py), when its model is loaded here."""
+    if len(text) < MIN_CHARS:
+        return None
+    probability = STAGE.probability(texts)
+    if probability is None:
+        return None
+    weights = STAGE.weights
+    assert weights is not None
+    if probability >= weights.threshold or (
+        moves >= MOVES_FLOOR and probability >= weights.threshold_with_moves
+    ):
+        return Finding(f"reads like an injection (meaning model, p={probability:.2f})", SUSPICIOUS)
+    return None
 
 
 def detect_injection(text: str) -> str | None:

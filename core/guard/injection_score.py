@@ -72,8 +72,18 @@ def features_present(text: str) -> frozenset[str]:
     return frozenset(feature.name for feature in FEATURES if feature.pattern.search(text))
 
 
-def score(text: str, hidden: bool = False, visible: frozenset[str] = frozenset()) -> Score:
+def score(
+    text: str,
+    hidden: bool = False,
+    visible: frozenset[str] = frozenset(),
+    *,
+    below_threshold: bool = False,
+) -> Score:
     """The highest-scoring sentence (with what it carries over) of one reading.
+
+    `below_threshold`: score sentences even when the reading cannot reach `THRESHOLD`
+    (the meaning stage asks whether any move is made at all); otherwise such a reading
+    scores 0 without being split.
 
     `hidden` readings earn the bonus only for features not already `visible` in the
     text as a person sees it: a reading that merely repeats the visible words with
@@ -85,7 +95,9 @@ def score(text: str, hidden: bool = False, visible: frozenset[str] = frozenset()
     present = [feature for feature in FEATURES if feature.pattern.search(text)]
     revealing = {feature.name for feature in present} - _OBJECTS - visible
     bonus = HIDDEN_BONUS if hidden and revealing else 0.0
-    if sum(feature.weight for feature in present) + bonus < THRESHOLD:
+    if not present or (
+        not below_threshold and sum(feature.weight for feature in present) + bonus < THRESHOLD
+    ):
         return best
     carried: set[str] = set()
     for sentence in _SENTENCE_END.split(text):

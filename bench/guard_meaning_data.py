@@ -1,0 +1,113 @@
+"""The rows the meaning stage of the injection guard is trained on, and the held-out ones.
+
+Attacks: the attempts of `tests/core/guard_corpus.py` (the first corpus, its source-field
+attacks and the three earlier held-out sets), the `dev` half of
+`tests/core/guard_data/injections_heldout.jsonl`, fresh rounds 1-4 of
+`injections_rounds.jsonl`, and `meaning_train.jsonl` (attack moves written for this
+stage: override, role change, exfiltration, tool coercion, persistence and spreading,
+self-approval, concealment, safety disabling, prompt reveal, authority claims).
+Ordinary text: the hard negatives of the same files (dev half, rounds 1-4), the
+ordinary project rules and facts of `meaning_train.jsonl` and `guard_corpus.py`,
+every other LoCoMo conversation turn and the bilingual dev entries (`../shared/bench-data`, read
+in place, never copied), and every third line of this project's own documentation (docs/security.md, which
+quotes attacks, left out).
+
+Never used for training: the `test` half, fresh round 5, and the real files under
+`../shared/bench-data/real` (the false-flag measure).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TESTS = REPO / "tests" / "core"
+GUARD_DATA = TESTS / "guard_data"
+HELD_OUT_SPLITS = frozenset({"test", "round-5"})
+
+
+@dataclass(frozen=True)
+class Row:
+    text: str
+    attack: bool
+    group: str  # where it came from: folds never split a group's near-copies apart
+
+
+def _jsonl(path: Path) -> list[dict[str, str]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def corpus_rows() -> list[Row]:
+    sys.path.insert(0, str(TESTS))
+    import guard_corpus  # noqa: PLC0415 - test data, found only once the path is set
+
+    rows = [Row(t, True, "corpus") for t in guard_corpus.INJECTIONS]
+    rows += [Row(t, True, "corpus-source") for _, t in guard_corpus.SOURCE_INJECTIONS]
+    for name in ("HELD_OUT", "HELD_OUT_2", "HELD_OUT_3"):
+        rows += [Row(t, True, name.lower()) for t in getattr(guard_corpus, name)]
+    rows += [Row(t, False, "corpus-rules") for t in guard_corpus.ORDINARY_RULES]
+    return rows
+
+
+def labelled_rows(path: Path, *, held_out: bool) -> list[Row]:
+    """Rows of a labelled JSONL file: the training splits, or (held_out) the others."""
+    out = []
+    for record in _jsonl(path):
+        if (record.get("split", "") in HELD_OUT_SPLITS) != held_out:
+            continue
+        group = f"{path.stem}:{record.get('split', '')}:{record.get('category', '')}"
+        out.append(Row(record["text"], record["label"] == "attack", group))
+    return out
+
+
+def locomo_rows(shared: Path) -> list[Row]:
+    rows = []
+    for path in sorted((shared / "bench-data" / "locomo").glob("*.json")):
+        conversation = json.loads(path.read_text("utf-8"))
+        for key, turns in conversation.items():
+            if key.startswith("session_") and isinstance(turns, list):
+                turns = [t for t in turns if t.get("text")][::2]  # every other turn: enough
+                rows += [Row(t["text"], False, f"locomo:{path.stem}") for t in turns]
+    return rows
+
+
+def bilingual_rows(shared: Path) -> list[Row]:
+    folder = shared / "bench-data" / "bilingual" / "dev"
+    rows = []
+    if (folder / "entries.json").exists():
+        for entry in json.loads((folder / "entries.json").read_text("utf-8")):
+            for text in (entry.get("summary", ""), *entry.get("facts", [])):
+                if text:
+                    rows.append(Row(text, False, "bilingual-entries"))
+    if (folder / "expected.json").exists():
+        for fact in json.loads((folder / "expected.json").read_text("utf-8")).get("facts", []):
+            rows.append(Row(fact["summary"], False, "bilingual-expected"))
+    return rows
+
+
+def doc_rows() -> list[Row]:
+    rows = []
+    for path in sorted([REPO / "README.md", *(REPO / "docs").glob("*.md")]):
+        if path.name == "security.md":
+            continue
+        lines = [line.strip(" #>-*|`") for line in path.read_text("utf-8").splitlines()]
+        for line in [line for line in lines if len(line) >= 25][::3]:  # a third: enough
+            rows.append(Row(line, False, f"docs:{path.name}"))
+    return rows
+
+
+def training_rows(shared: Path) -> list[Row]:
+    rows = corpus_rows()
+    for name in ("injections_heldout.jsonl", "injections_rounds.jsonl", "meaning_train.jsonl"):
+        rows += labelled_rows(GUARD_DATA / name, held_out=False)
+    rows += locomo_rows(shared) + bilingual_rows(shared) + doc_rows()
+    seen: set[str] = set()
+    unique = []
+    for row in rows:
+        if row.text not in seen:
+            seen.add(row.text)
+            unique.append(row)
+    return unique

@@ -1,0 +1,235 @@
+"""Train the meaning stage of the injection guard: logistic regression on e5 embeddings.
+
+    python bench/train_guard_meaning.py [--shared DIR] [--cache DIR] [--write]
+                                        [--l2 0.03] [--folds 5]
+
+Rows come from bench/guard_meaning_data.py (never the test half, fresh round 5 or the
+real files). Each row is read as the guard reads it (`normalise.readings`, split into
+passages as `meaning.passages` does) and embedded with `e5-multilingual`; an attack
+that hides its words (base64, hex, an HTML comment...) is learnt from its decoded
+readings only, so an encoded blob itself is not taught as an attack. Embeddings are
+cached by text under --cache (default: a folder in the system temp dir), so a rerun
+only embeds what changed; the model is deterministic, so the weights are too.
+
+A logistic regression (L2, Newton steps, classes weighted to equal mass) is fitted on
+embeddings centred on the training mean. Cut-offs are chosen on out-of-fold
+probabilities (folds by source group, so near-copies of one author's wording never sit
+on both sides):
+- `threshold`: the lowest probability at which at most 3% of the hard negatives
+  (ordinary rules written to look like instructions) and 0.1% of other ordinary text
+  are flagged out of fold;
+- `threshold_with_moves`: the same for rows in which the move scorer found at least one
+  move of an injection (score >= 0.4): meaning and moves together.
+Printed: the out-of-fold figures, then the held-out figures of the final model.
+`--write` stores core/guard/meaning_weights.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from guard_false_flags import shared_dir  # noqa: E402
+from guard_meaning_data import GUARD_DATA, Row, labelled_rows, training_rows  # noqa: E402
+from memdesk.core.guard import find_injection  # noqa: E402
+from memdesk.core.guard.injection_score import score  # noqa: E402
+from memdesk.core.guard.meaning import (  # noqa: E402
+    E5_MULTILINGUAL,
+    MIN_CHARS,
+    STAGE,
+    WEIGHTS_FILE,
+    E5Passages,
+    passages,
+)
+from memdesk.core.guard.normalise import readings  # noqa: E402
+
+MOVES_FLOOR = 0.4  # the move scorer's weakest single move
+ORDINARY_RATE = 0.001  # share of ordinary text a cut-off may flag out of fold
+HARD_RATE = 0.03  # share of hard negatives (rules written to look like attacks) likewise
+HARD = ("injections_heldout", "injections_rounds", "meaning_train", "corpus-rules")
+
+
+def units_of(row: Row) -> list[str]:
+    seen = readings(row.text)
+    chosen = seen
+    if row.attack and len(seen) > 1 and any(r.hidden for r in seen[1:]):
+        chosen = [r for r in seen[1:] if r.hidden]
+    out: list[str] = []
+    for reading in chosen:
+        out += [u for u in passages(reading.text) if len(u) >= MIN_CHARS and u not in out]
+    return out or [row.text]
+
+
+def moves_score(text: str) -> float:
+    seen = readings(text)
+    return max((score(r.text, r.hidden, below_threshold=True).value for r in seen), default=0.0)
+
+
+class Cache:
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / "e5-passages.npz"
+        self.vectors: dict[str, np.ndarray] = {}
+        if self.path.exists():
+            data = np.load(self.path)
+            self.vectors = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+        self.embedder: E5Passages | None = None
+
+    @staticmethod
+    def key(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+    def save(self) -> None:
+        keys = np.array(list(self.vectors))
+        np.savez(self.path, keys=keys, vectors=np.stack(list(self.vectors.values())))
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        # Shortest first: a batch is as slow as its longest text.
+        missing = sorted({t for t in texts if self.key(t) not in self.vectors}, key=len)
+        if missing:
+            self.embedder = self.embedder or E5Passages()
+            print(f"embedding {len(missing)} passages...", file=sys.stderr)
+            for start in range(0, len(missing), 64):
+                batch = missing[start : start + 64]
+                for text, vector in zip(batch, self.embedder.embed(batch), strict=True):
+                    self.vectors[self.key(text)] = vector
+                if start % 640 == 0:
+                    self.save()
+                    print(f"  {start + len(batch)} of {len(missing)}", file=sys.stderr)
+            self.save()
+        return np.stack([self.vectors[self.key(t)] for t in texts])
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
+    """Weighted L2 logistic regression by Newton steps (bias unpenalised)."""
+    weight = np.where(y == 1, 0.5 / max(y.sum(), 1), 0.5 / max((1 - y).sum(), 1)) * len(y)
+    design = np.hstack([x, np.ones((len(x), 1))])
+    beta = np.zeros(design.shape[1])
+    penalty = np.full(design.shape[1], l2)
+    penalty[-1] = 0.0
+    for _ in range(25):
+        p = 1 / (1 + np.exp(-np.clip(design @ beta, -30, 30)))
+        grad = design.T @ (weight * (p - y)) + penalty * beta
+        hess = (design * (weight * p * (1 - p))[:, None]).T @ design + np.diag(penalty + 1e-6)
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.abs(step).max() < 1e-6:
+            break
+    return beta[:-1], float(beta[-1])
+
+
+def row_probability(
+    vectors: np.ndarray, spans: list[range], coef: np.ndarray, bias: float
+) -> np.ndarray:
+    unit = 1 / (1 + np.exp(-np.clip(vectors @ coef + bias, -30, 30)))
+    return np.array([unit[list(span)].max() for span in spans])
+
+
+def embed_rows(rows: list[Row], cache: Cache) -> tuple[np.ndarray, list[range]]:
+    texts: list[str] = []
+    spans = []
+    for row in rows:
+        units = units_of(row)
+        spans.append(range(len(texts), len(texts) + len(units)))
+        texts += units
+    return cache.embed(texts), spans
+
+
+def cut_off(probs: np.ndarray, rows: list[Row], mask: np.ndarray) -> float:
+    """The lowest probability flagging at most HARD_RATE of the hard negatives and
+    ORDINARY_RATE of the other ordinary text among `mask`, out of fold."""
+    hard = np.array([not r.attack and r.group.split(":")[0] in HARD for r in rows]) & mask
+    other = np.array([not r.attack for r in rows]) & ~hard & mask
+    limits = [np.quantile(probs[hard], 1 - HARD_RATE) if hard.any() else 0.0]
+    limits.append(np.quantile(probs[other], 1 - ORDINARY_RATE) if other.any() else 0.0)
+    return float(min(0.999, np.nextafter(max(limits), 1.0)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", help="the shared data folder (holds bench-data/)")
+    parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "memdesk-meaning"))
+    parser.add_argument("--l2", type=float, default=0.03)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--write", action="store_true", help="store the trained weights")
+    args = parser.parse_args()
+    cache = Cache(Path(args.cache))
+    rows = training_rows(shared_dir(args.shared))
+    vectors, spans = embed_rows(rows, cache)
+    unit_rows = np.concatenate([[i] * len(s) for i, s in enumerate(spans)]).astype(int)
+    y_rows = np.array([r.attack for r in rows], dtype=float)
+    y_units = y_rows[unit_rows]
+    centre = vectors.mean(axis=0)
+    x = vectors - centre
+    moves = np.array([moves_score(r.text) for r in rows])
+
+    fold_of = np.array(
+        [int(hashlib.sha1(r.group.encode()).hexdigest(), 16) % args.folds for r in rows]
+    )
+    oof = np.zeros(len(rows))
+    for fold in range(args.folds):
+        train = fold_of[unit_rows] != fold
+        coef, bias = fit(x[train], y_units[train], args.l2)
+        held = [i for i in range(len(rows)) if fold_of[i] == fold]
+        probs = row_probability(x, [spans[i] for i in held], coef, bias)
+        oof[held] = probs
+    everything = np.ones(len(rows), dtype=bool)
+    threshold = cut_off(oof, rows, everything)
+    # Never stricter than the cut-off alone: a move found adds evidence, it takes none.
+    with_moves = min(threshold, cut_off(oof, rows, moves >= MOVES_FLOOR))
+    attack = y_rows == 1
+    caught = attack & ((oof >= threshold) | ((moves >= MOVES_FLOOR) & (oof >= with_moves)))
+    print(f"rows {len(rows)} (attacks {int(attack.sum())}), passages {len(x)}")
+    print(f"cut-offs: alone {threshold:.3f}, with moves {with_moves:.3f}")
+    print(f"out of fold: attacks caught by meaning {int(caught.sum())} of {int(attack.sum())}")
+    # The attack moves written for this stage were never seen by the rules: a fresh round
+    # for them, and (out of fold, by move) for the meaning stage too.
+    STAGE.use(None)
+    ruled = np.array([bool((f := find_injection(r.text)) and f.suspicious) for r in rows])
+    STAGE.reset()
+    fresh = attack & np.array([r.group.startswith("meaning_train") for r in rows])
+    hard = np.array([not r.attack and r.group.split(":")[0] in HARD for r in rows])
+    print(
+        f"moves written for this stage: rules {int(ruled[fresh].sum())} of {int(fresh.sum())}, "
+        f"rules + meaning (out of fold) {int((ruled | caught)[fresh].sum())}; hard negatives "
+        f"flagged: rules {int(ruled[hard].sum())}, rules + meaning "
+        f"{int((ruled | (oof >= threshold))[hard].sum())} of {int(hard.sum())}"
+    )
+
+    coef, bias = fit(x, y_units, args.l2)
+    for name in ("injections_heldout.jsonl", "injections_rounds.jsonl"):
+        held_rows = labelled_rows(GUARD_DATA / name, held_out=True)
+        held_vectors, held_spans = embed_rows(held_rows, cache)
+        probs = row_probability(held_vectors - centre, held_spans, coef, bias)
+        held_moves = np.array([moves_score(r.text) for r in held_rows])
+        flagged = (probs >= threshold) | ((held_moves >= MOVES_FLOOR) & (probs >= with_moves))
+        kinds = np.array([r.attack for r in held_rows])
+        print(
+            f"held out {name}: attacks flagged by meaning {int((flagged & kinds).sum())} of "
+            f"{int(kinds.sum())}; ordinary flagged {int((flagged & ~kinds).sum())} of "
+            f"{int((~kinds).sum())}"
+        )
+    if args.write:
+        data = {
+            "model": E5_MULTILINGUAL,
+            "threshold": round(threshold, 4),
+            "threshold_with_moves": round(with_moves, 4),
+            "bias": round(bias, 6),
+            "trained_on": {"rows": len(rows), "attacks": int(attack.sum()), "l2": args.l2},
+            "centre": [round(float(v), 6) for v in centre],
+            "coef": [round(float(v), 6) for v in coef],
+        }
+        WEIGHTS_FILE.write_text(json.dumps(data) + "\n", "utf-8")
+        print(f"wrote {WEIGHTS_FILE}")
+
+
+if __name__ == "__main__":
+    main()

