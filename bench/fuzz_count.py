@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter
@@ -21,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "reliability"))
 
-from fuzz_targets import TARGETS, Target, scratch  # noqa: E402
+from fuzz_targets import TARGETS, Target  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 
 
 def count(target: Target, cases: int) -> tuple[int, Counter[str], float]:
-    folder = scratch()
+    folder = Path(tempfile.mkdtemp(prefix="memdesk-fuzz-"))  # removed below
     failures: Counter[str] = Counter()
     ran = 0
 
