@@ -1,11 +1,9 @@
 """SearchService: keeps the full-text and vector indexes current and answers queries.
 
 Independent of the Store: it works from a list of entries (`sync`) and one call per
-changed entry (`update`, `remove`). State on disk under `index_dir`:
-- `text/`     tantivy index (derived, rebuilt when unusable),
-- `vectors/<model>/` embedding cache keyed by sha256 of the embedded text,
-- `model/`    the assembled offline model folder,
-- `search-state.json`  id -> (version, fingerprint) of what the text index holds.
+changed entry (`update`, `remove`). On disk under `index_dir`: `text/` the tantivy
+index (rebuilt when unusable); `vectors/<model>/` vectors by sha256 of the text;
+`model/` the offline model; `search-state.json` what the text index holds.
 
 Ranking (filter, then relevance, then status): filters on status / kind / scope / time
 first, then the configured fusion of the BM25 list and the cosine list (fusion.py), then
@@ -332,12 +330,15 @@ class SearchService:
     def duplicates(
         self, entries: Sequence[Entry] | None = None, focus: Collection[str] | None = None
     ) -> list[Any]:
-        """Exact / near / contradiction pairs (core/pairs), from cached vectors;
-        `focus`: only pairs touching these ids."""
+        """Exact / near / contradiction pairs (core/pairs) from cached vectors; `focus`:
+        only pairs touching these ids. An entry not indexed yet waits for its vector
+        (raw e5 cosines, 0.8 for unrelated texts, would all read as rephrasings)."""
         from memdesk.core.pairs import find_duplicates
 
-        pool = list(entries if entries is not None else self.entries())
         vectors = self.pair_vectors()
+        pool = list(entries if entries is not None else self.entries())
+        if isinstance(vectors, CentredVectors):
+            pool = [e for e in pool if e.id in vectors]
         return find_duplicates(
             pool, self.embedder, vectors=vectors, settings=self.settings, focus=focus
         )

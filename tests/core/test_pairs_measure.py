@@ -98,3 +98,18 @@ def test_the_row_follows_the_vectors_compared() -> None:
     assert pool_matrix(pool, LexicalEmbedder(), partial).measure == "tfidf"
     assert thresholds_for("centred") == THRESHOLDS["centred"]
     assert thresholds_for("centred", contradiction=0.6).contradiction == 0.6
+
+
+def test_an_entry_not_indexed_yet_brings_no_raw_cosine_pairs(tmp_path: Path) -> None:
+    """The desk asks for pairs while a just-ingested entry has no vector yet. Embedded on
+    the spot its e5 vector would be raw (unrelated texts near 0.8) and cut with the
+    centred row: every entry would be a 'rephrasing'. It waits for its vector instead."""
+    store = _store_with_a_contradiction_and_a_rephrasing(tmp_path)
+    search = SearchService(store.index_dir, {"search": {"model": DEFAULT_MODEL}})
+    assert search.has_model, search.model_status
+    search.sync(store.entries())
+    indexed = _types(search.duplicates(list(store.entries())))
+    put(store, "late", "The release notes are drafted in docs/changes.md", kind="workflow")
+    pool = list(Store.open(tmp_path).entries())
+    assert "late" in {e.id for e in pool}
+    assert _types(search.duplicates(pool)) == indexed
