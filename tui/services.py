@@ -259,13 +259,16 @@ class Services:
             service.model_status = loaded.status
             if stage:
                 stage("indexing entries…")
-            service.sync(self.entries(), progress=counted)
+            # The pairs below are found among the entries just indexed: one ingested
+            # meanwhile has no vector yet, and is paired by the sync its commit causes.
+            indexed = self.entries()
+            service.sync(indexed, progress=counted)
         except Abandoned:
             return None
         self.timings["index"] = time.perf_counter() - t0
         self.search = service
         self.search_status = f"search: hybrid ({service.model_status})"
-        self.refresh_duplicates(cancelled=cancelled)
+        self.refresh_duplicates(indexed, cancelled=cancelled)
         return service
 
     def sync_search(self, cancelled: Callable[[], bool] = lambda: False) -> bool:
