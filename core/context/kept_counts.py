@@ -17,15 +17,14 @@ only when a run counted new texts; a read-only store or a full disk just counts 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 from memdesk.core.context import tokens as tokens_module
+from memdesk.core.context.kept_table import read_kept, write_kept
 from memdesk.core.context.tokens import TokenCounter, get_counter
 
 COUNTS_NAME = "context-counts.json"
@@ -91,21 +90,10 @@ class KeptCounts:
         self.new = 0  # texts counted this run that the file did not hold
 
     def _read(self) -> dict[str, int]:
-        try:
-            data = json.loads(self.path.read_bytes())
-        except (OSError, ValueError, RecursionError):
-            return {}
-        if (
-            not isinstance(data, dict)
-            or data.get("format") != _FORMAT
-            or data.get("stamp") != self._stamp
-            or not isinstance(data.get("counts"), dict)
-        ):
-            return {}
-        counts: dict[str, int] = data["counts"]
-        if not all(type(n) is int and n >= 0 for n in counts.values()):
-            return {}
-        return counts
+        return read_kept(self.path, self._header(), "counts", lambda n: n >= 0)
+
+    def _header(self) -> dict[str, object]:
+        return {"format": _FORMAT, "stamp": self._stamp}
 
     @property
     def loaded(self) -> bool:
@@ -133,16 +121,7 @@ class KeptCounts:
             return False
         merged = {**self._kept, **self._seen}
         counts = merged if len(merged) <= MAX_KEPT else self._seen
-        data = {"format": _FORMAT, "stamp": self._stamp, "counts": counts}
-        from memdesk.core.atomic import atomic_write_bytes
-
-        try:
-            if not self.path.parent.is_dir():
-                return False
-            atomic_write_bytes(self.path, json.dumps(data).encode("utf-8"), durable=False)
-            with contextlib.suppress(OSError):
-                os.chmod(self.path, 0o600)
-        except OSError:
+        if not write_kept(self.path, self._header(), "counts", counts):
             return False
         self.new = 0
         return True

@@ -18,13 +18,12 @@ kept in `.memdesk/index/context-weights.json` (derived, ignored by git with the 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
 from pathlib import Path
 
 from memdesk.core.context import weigh as weigh_module
+from memdesk.core.context.kept_table import read_kept, write_kept
 from memdesk.core.context.weigh import CODE_ONLY_WEIGHT, EMPHASIS_WEIGHT, Weight, weigh
 from memdesk.core.entry import Entry
 
@@ -68,21 +67,10 @@ class KeptWeights:
         self.new = 0  # texts weighed this run that the file did not hold
 
     def _read(self) -> dict[str, int]:
-        try:
-            data = json.loads(self.path.read_bytes())
-        except (OSError, ValueError, RecursionError):
-            return {}
-        if (
-            not isinstance(data, dict)
-            or data.get("format") != _FORMAT
-            or data.get("code") != self._stamp
-            or not isinstance(data.get("weights"), dict)
-        ):
-            return {}
-        weights: dict[str, int] = data["weights"]
-        if not all(type(code) is int and code in _BY_CODE for code in weights.values()):
-            return {}
-        return weights
+        return read_kept(self.path, self._header(), "weights", lambda code: code in _BY_CODE)
+
+    def _header(self) -> dict[str, object]:
+        return {"format": _FORMAT, "code": self._stamp}
 
     def __call__(self, entry: Entry) -> Weight:
         digest = text_digest(entry)
@@ -104,16 +92,7 @@ class KeptWeights:
         # status rules left out) stay, unless they outnumber this run's: deleted ones.
         merged = {**self._kept, **self._seen}
         weights = merged if len(merged) <= 2 * len(self._seen) else self._seen
-        data = {"format": _FORMAT, "code": self._stamp, "weights": weights}
-        from memdesk.core.atomic import atomic_write_bytes
-
-        try:
-            if not self.path.parent.is_dir():
-                return False
-            atomic_write_bytes(self.path, json.dumps(data).encode("utf-8"), durable=False)
-            with contextlib.suppress(OSError):
-                os.chmod(self.path, 0o600)
-        except OSError:
+        if not write_kept(self.path, self._header(), "weights", weights):
             return False
         self.new = 0
         return True
