@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memdesk.core import checked_file
 from memdesk.core.atomic import atomic_write_bytes
 
 _FORMAT = "memdesk-context-block/1"
@@ -131,18 +132,11 @@ def recall(found: BlockProbe) -> str | None:
         raw = found.path.read_bytes()
     except OSError:
         return None
-    head, sep, payload = raw.partition(b"\n")
-    try:
-        header = json.loads(head)
-    except (ValueError, RecursionError):
+    decoded = checked_file.decode(raw, _FORMAT)
+    if decoded is None:
         return None
-    if (
-        not sep
-        or not isinstance(header, dict)
-        or header.get("format") != _FORMAT
-        or header.get("key") != found.key
-        or header.get("blake2b") != hashlib.blake2b(payload, digest_size=16).hexdigest()
-    ):
+    header, payload = decoded
+    if header.get("key") != found.key:
         return None
     inputs = header.get("inputs")
     absent = header.get("absent")
@@ -184,15 +178,13 @@ def remember(found: BlockProbe, output: str, *, now_ns: int | None = None) -> bo
     now = clock() if now_ns is None else now_ns
     if any(now - max(row[3], row[4]) <= RACY_NS for row in inputs):
         return False  # code being edited right now: not a key to trust
-    payload = output.encode("utf-8")
     header = {
         "format": _FORMAT,
         "key": found.key,
         "inputs": [[path, *key] for path, *key in inputs],
         "absent": absent,
-        "blake2b": hashlib.blake2b(payload, digest_size=16).hexdigest(),
     }
-    data = json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n" + payload
+    data = checked_file.encode(header, output.encode("utf-8"))
     try:
         if not found.path.parent.is_dir():
             return False  # no index/ folder: not this module's to make
