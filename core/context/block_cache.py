@@ -33,7 +33,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdesk.core import checked_file
@@ -69,6 +69,11 @@ class BlockProbe:
     # False when the block may not be kept (an input changed too recently to be sure
     # a later change would show, or an interrupted batch is waiting to be rolled back).
     storable: bool
+    # Every entry file's name and stat (None: it could not be stat'ed) as keyed: the
+    # store reads these instead of stat'ing every file again (`EntryFileCache.prime`).
+    listing: tuple[tuple[str, os.stat_result | None], ...] = field(
+        default=(), compare=False, repr=False
+    )
 
 
 def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> BlockProbe | None:
@@ -98,6 +103,7 @@ def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> B
     except OSError:
         return None
     rows: list[str] = []
+    listing: list[tuple[str, os.stat_result | None]] = []
     for child in children:
         name = child.name
         if not name.endswith(".toml") or name.startswith("."):
@@ -106,7 +112,9 @@ def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> B
             st = child.stat(follow_symlinks=True)
         except OSError:
             rows.append(f"{name}\x00-")
+            listing.append((name, None))
             continue
+        listing.append((name, st))
         changed = st.st_mtime_ns if st.st_mtime_ns > st.st_ctime_ns else st.st_ctime_ns
         if changed > newest:
             newest = changed
@@ -122,6 +130,7 @@ def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> B
         key=digest.hexdigest(),
         today=day,
         storable=now - newest > RACY_NS,
+        listing=tuple(listing),
     )
 
 

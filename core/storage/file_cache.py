@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memdesk.core.entry import Entry
@@ -53,6 +53,17 @@ class EntryFileCache:
         self._hash_count: Counter[str] = Counter()
         self._file_hash: dict[str, str] = {}
         self._unhashed: set[str] = set()
+        # A listing of the folder (name, stat) taken by this process just before the
+        # next scan, which then uses it instead of a stat pass of its own (see `prime`).
+        self._primed: Sequence[tuple[str, os.stat_result | None]] | None = None
+
+    def prime(self, listing: Sequence[tuple[str, os.stat_result | None]]) -> None:
+        """The next `scan` (only that one) takes `listing` as the folder's files and their
+        stats instead of listing and stat'ing them itself: a caller that just stat'ed
+        every entry file (the kept context block's key) does not pay for a second pass,
+        and reads exactly the files its key describes. Names it holds must be what the
+        scan would keep (`*.toml`, not hidden)."""
+        self._primed = listing
 
     def clear(self) -> None:
         self._files.clear()
@@ -66,21 +77,11 @@ class EntryFileCache:
         files = self._files
         if not files and self.snapshot is not None:
             self.snapshot.load()
-        try:
-            with os.scandir(self.entries_dir) as scan:
-                children = list(scan)
-        except FileNotFoundError:
-            children = []
-        for child in children:
-            name = child.name
-            if not name.endswith(".toml") or name.startswith("."):
-                continue
+        listing, self._primed = self._primed, None
+        if listing is None:
+            listing = self._listing()
+        for name, st in listing:
             seen.add(name)
-            st: os.stat_result | None
-            try:
-                st = child.stat(follow_symlinks=True)
-            except OSError:
-                st = None
             if st is not None:
                 cached = files.get(name)
                 if cached is not None and cached[:2] == file_key(st):
@@ -91,6 +92,26 @@ class EntryFileCache:
                 self.remember(name, None)
         if self.snapshot is not None:
             self.snapshot.settle(seen, writable=self.writable())
+
+    def _listing(self) -> list[tuple[str, os.stat_result | None]]:
+        """(name, stat or None) of every entry file in the folder."""
+        try:
+            with os.scandir(self.entries_dir) as scan:
+                children = list(scan)
+        except FileNotFoundError:
+            children = []
+        listing: list[tuple[str, os.stat_result | None]] = []
+        for child in children:
+            name = child.name
+            if not name.endswith(".toml") or name.startswith("."):
+                continue
+            st: os.stat_result | None
+            try:
+                st = child.stat(follow_symlinks=True)
+            except OSError:
+                st = None
+            listing.append((name, st))
+        return listing
 
     def read(self, name: str, st: os.stat_result | None) -> Entry | Problem:
         """The file's entry (or problem), read again only when the file changed. Takes

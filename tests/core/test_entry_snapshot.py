@@ -344,3 +344,40 @@ def test_the_snapshot_is_private(tmp_path: Path) -> None:
     filled(tmp_path)
     opened(tmp_path)
     assert stat.S_IMODE(os.stat(snapshot_path(tmp_path)).st_mode) == 0o600
+
+
+def _listing(root: Path) -> list[tuple[str, os.stat_result | None]]:
+    folder = root / ".memdesk" / "entries"
+    return [(p.name, os.stat(p)) for p in sorted(folder.glob("*.toml"))]
+
+
+def test_a_primed_scan_reads_what_a_scan_of_its_own_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`EntryFileCache.prime`: the stats the kept context block was keyed with stand in
+    for the scan's own pass (one stat per file, not two), for that scan only."""
+    store = filled(tmp_path)
+    opened(tmp_path)
+    entries = tmp_path / ".memdesk" / "entries"
+    changed = sorted(entries.glob("*.toml"))[0]
+    changed.write_text(changed.read_text("utf-8").replace("number", "NUMBER", 1), "utf-8")
+    sorted(entries.glob("*.toml"))[1].unlink()
+    listing = _listing(tmp_path)
+    fresh = Store.open(tmp_path)
+    fresh.files.prime(listing)
+    real_scandir = os.scandir
+
+    def scandir(path: Path) -> object:
+        assert Path(path) != fresh.entries_dir, "listed the entry files again"
+        return real_scandir(path)
+
+    expected = truth(tmp_path)
+    with monkeypatch.context() as patch:  # the primed scan stats no entry file itself
+        patch.setattr(os, "scandir", scandir)
+        got = {e.id: e for e in fresh.entries()}
+    assert got == expected
+    # Only once: the next scan lists the folder again and sees a later change.
+    later = sorted(entries.glob("*.toml"))[2]
+    later.write_text(later.read_text("utf-8").replace("number", "NUMBER", 1), "utf-8")
+    assert {e.id: e for e in fresh.entries()} == truth(tmp_path)
+    assert {e.id: e for e in store.entries()} == truth(tmp_path)
