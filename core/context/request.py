@@ -18,6 +18,7 @@ from memdesk.core.context.assembler import Assembly, SearchFn, assemble
 from memdesk.core.context.kept_counts import COUNTS_NAME, KeptCounts, kept_counter
 from memdesk.core.context.kept_weights import WEIGHTS_NAME, KeptWeights
 from memdesk.core.context.settings import SettingsError, load_settings
+from memdesk.core.context.verdicts import VERDICTS_NAME, GuardVerdicts, flag_as
 from memdesk.core.context.weigh import Weight, weigh
 from memdesk.core.entry import SCOPES, Entry
 
@@ -78,30 +79,40 @@ def assemble_for_store(
     weights: Callable[[Entry], Weight] = weigh
     kept: KeptWeights | None = None
     counts: KeptCounts | None = None
-    if keep_derived and len(entries) >= kept_weights.MIN_ENTRIES:
-        index = Path(store.root) / ".memdesk" / "index"
+    index = Path(store.root) / ".memdesk" / "index"
+    big = keep_derived and len(entries) >= kept_weights.MIN_ENTRIES
+    if big:
         weights = kept = KeptWeights(index / WEIGHTS_NAME)
         context = settings.context
         counts = kept_counter(index / COUNTS_NAME, unit or context.unit, context.tokenizer)
-    try:
-        result = assemble(
-            entries,
-            purpose=purpose,
-            query=query,
-            budget=budget,
-            unit=unit,
-            scopes=scope_list,
-            include_candidates=include_candidates,
-            settings=settings,
-            search=search if query else None,
-            format=format,
-            metadata=metadata,
-            today=today,
-            weights=weights,
-            counter=counts,
-        )
-    except ValueError as exc:
-        raise ContextRequestError(str(exc)) from exc
+    verdicts = GuardVerdicts(index / VERDICTS_NAME if keep_derived else None)
+    while True:
+        try:
+            result = assemble(
+                entries,
+                purpose=purpose,
+                query=query,
+                budget=budget,
+                unit=unit,
+                scopes=scope_list,
+                include_candidates=include_candidates,
+                settings=settings,
+                search=search if query else None,
+                format=format,
+                metadata=metadata,
+                today=today,
+                weights=weights,
+                counter=counts,
+            )
+        except ValueError as exc:
+            raise ContextRequestError(str(exc)) from exc
+        # The current guard screens what the block is about to show (verdicts.py): an
+        # entry it flags is left out as if flagged, and the block assembled again.
+        flagged = verdicts.flagged(entry for _, entry in result.chosen)
+        if not flagged:
+            break
+        entries = [flag_as(e, flagged[e.id]) if e.id in flagged else e for e in entries]
+    verdicts.save()
     for derived in (kept, counts):
         if derived is not None:
             derived.save()
