@@ -36,11 +36,10 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from memdesk.core import checked_file
-from memdesk.core.atomic import atomic_write_bytes
 
 _FORMAT = "memdesk-context-block/1"
 PREFIX = "context-block-"
@@ -62,8 +61,7 @@ def _key_of(st: os.stat_result) -> StatKey:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-@dataclass(frozen=True)
-class BlockProbe:
+class BlockProbe(NamedTuple):
     """One request's cache file and the key its inputs have now."""
 
     path: Path
@@ -74,9 +72,7 @@ class BlockProbe:
     storable: bool
     # Every entry file's name and stat (None: it could not be stat'ed) as keyed: the
     # store reads these instead of stat'ing every file again (`EntryFileCache.prime`).
-    listing: tuple[tuple[str, os.stat_result | None], ...] = field(
-        default=(), compare=False, repr=False
-    )
+    listing: tuple[tuple[str, os.stat_result | None], ...] = ()
 
 
 def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> BlockProbe | None:
@@ -204,6 +200,8 @@ def remember(found: BlockProbe, output: str, *, now_ns: int | None = None) -> bo
         "absent": absent,
     }
     data = checked_file.encode(header, output.encode("utf-8"))
+    from memdesk.core.atomic import atomic_write_bytes  # the writer: not on a kept run
+
     try:
         if not found.path.parent.is_dir():
             return False  # no index/ folder: not this module's to make
