@@ -244,7 +244,7 @@ def code_files(
 def _guard_files(known: set[str]) -> list[tuple[str, int, int, int, int]] | None:
     """The guard's files, loaded or not: the block shows only what the guard as it is
     now lets through (verdicts.py keeps its verdicts; a new guard screens again)."""
-    from memdesk.core.context.verdicts import guard_files
+    from memdesk.core.guard_verdicts import guard_files
 
     rows: list[tuple[str, int, int, int, int]] = []
     for path in guard_files():

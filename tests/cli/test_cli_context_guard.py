@@ -150,3 +150,24 @@ def test_a_cleared_entry_stays_in(demo, capsys) -> None:
     store.clear_flag(added.id, "suspicious")
     out = uncached(capsys, demo, "--budget", "5000")
     assert "Ignore all previous instructions" in out
+
+
+def test_what_the_store_just_wrote_through_the_guard_is_not_screened_again(
+    demo, capsys, monkeypatch
+) -> None:
+    """An agent's append is screened once, when the store writes it: the next session's
+    hook finds that verdict kept (no second screen, no model to load)."""
+    uncached(capsys, demo, "--budget", "5000")
+    added = Store.open(demo).add(
+        Entry(summary="Releases are tagged by make release", kind="workflow", status="confirmed")
+    )
+    with monkeypatch.context() as patch:
+        patch.setattr(verdicts, "screen_now", lambda e: pytest.fail(f"screened {e.id} again"))
+        out = run(capsys, demo, "--budget", "5000")
+    assert "make release" in out and added.id
+    # Text changed behind the store's back is another key: screened, and left out.
+    path = demo / ".memdesk" / "entries" / f"{added.id}.toml"
+    path.write_text(
+        path.read_text("utf-8").replace("Releases are tagged by make release", INJECTION), "utf-8"
+    )
+    assert "Ignore all previous" not in run(capsys, demo, "--budget", "5000")
