@@ -136,7 +136,8 @@ def _assemble_output(
         hybrid_scorer,
     )
 
-    store = ctx.store()
+    # Ranking by the search index opens it on the full store; the rest only reads entries.
+    store = ctx.store() if args.query and not args.lexical else ctx.reader()
     today = None
     if found is not None:
         today = found.today

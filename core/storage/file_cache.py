@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memdesk.core.entry import Entry
-from memdesk.core.entry_files import Problem, read_entry_file
+from memdesk.core.entry_files import Problem, is_within, read_entry_file
 from memdesk.core.storage.entry_snapshot import EntrySnapshot
 
 # (inode key, size/mtime key, what the file holds)
@@ -56,6 +56,8 @@ class EntryFileCache:
         # A listing of the folder (name, stat) taken by this process just before the
         # next scan, which then uses it instead of a stat pass of its own (see `prime`).
         self._primed: Sequence[tuple[str, os.stat_result | None]] | None = None
+        self._inside: bool | None = None  # see `_folder_inside`
+        self._scanning = False
 
     def prime(self, listing: Sequence[tuple[str, os.stat_result | None]]) -> None:
         """The next `scan` (only that one) takes `listing` as the folder's files and their
@@ -73,11 +75,18 @@ class EntryFileCache:
 
     def scan(self) -> None:
         """Refresh: only files whose inode, mtime or size changed are read."""
-        seen: set[str] = set()
-        files = self._files
-        if not files and self.snapshot is not None:
+        if not self._files and self.snapshot is not None:
             self.snapshot.load()
         listing, self._primed = self._primed, None
+        self._scanning, self._inside = True, None  # the folder resolved once per scan
+        try:
+            self._scan(listing)
+        finally:
+            self._scanning, self._inside = False, None
+
+    def _scan(self, listing: Sequence[tuple[str, os.stat_result | None]] | None) -> None:
+        files = self._files
+        seen: set[str] = set()
         if listing is None:
             listing = self._listing()
         for name, st in listing:
@@ -113,6 +122,15 @@ class EntryFileCache:
             listing.append((name, st))
         return listing
 
+    def _folder_inside(self) -> bool:
+        """Whether the entries folder, resolved, is inside the working directory (worked
+        out once per scan: see `read_entry_file`)."""
+        if not self._scanning:
+            return is_within(self.entries_dir, self.root)
+        if self._inside is None:
+            self._inside = is_within(self.entries_dir, self.root)
+        return self._inside
+
     def read(self, name: str, st: os.stat_result | None) -> Entry | Problem:
         """The file's entry (or problem), read again only when the file changed. Takes
         the file name: building a Path per file costs as much as its stat at 10k files."""
@@ -124,7 +142,9 @@ class EntryFileCache:
         if self.snapshot is not None and st is not None:
             item = self.snapshot.recall(name, st)
         if item is None:
-            item = read_entry_file(self.entries_dir / name, self.root)
+            item = read_entry_file(
+                self.entries_dir / name, self.root, folder_inside=self._folder_inside()
+            )
             if self.snapshot is not None:
                 self.snapshot.learn(self.entries_dir, name, st, item)
         self.remember(name, (*key, item))
