@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memdesk.core.context import kept_weights
 from memdesk.core.context.assembler import Assembly, SearchFn, assemble
@@ -86,37 +86,46 @@ def assemble_for_store(
         context = settings.context
         counts = kept_counter(index / COUNTS_NAME, unit or context.unit, context.tokenizer)
     verdicts = GuardVerdicts(index / VERDICTS_NAME if keep_derived else None)
-    while True:
-        try:
-            result = assemble(
-                entries,
-                purpose=purpose,
-                query=query,
-                budget=budget,
-                unit=unit,
-                scopes=scope_list,
-                include_candidates=include_candidates,
-                settings=settings,
-                search=search if query else None,
-                format=format,
-                metadata=metadata,
-                today=today,
-                weights=weights,
-                counter=counts,
-            )
-        except ValueError as exc:
-            raise ContextRequestError(str(exc)) from exc
-        # The current guard screens what the block is about to show (verdicts.py): an
-        # entry it flags is left out as if flagged, and the block assembled again.
-        flagged = verdicts.flagged(entry for _, entry in result.chosen)
-        if not flagged:
-            break
-        entries = [flag_as(e, flagged[e.id]) if e.id in flagged else e for e in entries]
+    try:
+        result = assemble_screened(
+            entries,
+            verdicts,
+            purpose=purpose,
+            query=query,
+            budget=budget,
+            unit=unit,
+            scopes=scope_list,
+            include_candidates=include_candidates,
+            settings=settings,
+            search=search if query else None,
+            format=format,
+            metadata=metadata,
+            today=today,
+            weights=weights,
+            counter=counts,
+        )
+    except ValueError as exc:
+        raise ContextRequestError(str(exc)) from exc
     verdicts.save()
     for derived in (kept, counts):
         if derived is not None:
             derived.save()
     return result
+
+
+def assemble_screened(
+    entries: list[Entry], verdicts: GuardVerdicts | None = None, **options: Any
+) -> Assembly:
+    """`assemble(entries, **options)`, with what the block is about to show screened by
+    the current guard (verdicts.py): an entry it flags is left out as if flagged, and the
+    block assembled again (what a preview of the agent's block should call too)."""
+    verdicts = verdicts if verdicts is not None else GuardVerdicts(None)
+    while True:
+        result = assemble(entries, **options)
+        flagged = verdicts.flagged(entry for _, entry in result.chosen)
+        if not flagged:
+            return result
+        entries = [flag_as(e, flagged[e.id]) if e.id in flagged else e for e in entries]
 
 
 def hybrid_scorer(
