@@ -70,7 +70,6 @@ class GuardVerdicts:
     def flagged(self, entries: Iterable[Entry]) -> dict[str, str]:
         """{id: reason} of the entries the current guard flags suspicious and whose
         stored flags do not say so already."""
-        kept = self._load()
         out: dict[str, str] = {}
         for entry in entries:
             if "suspicious" in entry.flags:
@@ -78,7 +77,7 @@ class GuardVerdicts:
             key = text_key(entry)
             reason = self._seen.get(key)
             if reason is None:
-                reason = kept.get(key)
+                reason = self._load().get(key)  # the file is read at the first look-up
             if reason is None:
                 reason = screen_now(entry)
                 self.new += 1
