@@ -13,7 +13,13 @@ rest of `index/`):
   package can be found here); a file made by another version is ignored whole;
 - written by `memdesk context` for what it screened, and by the store for what it just
   wrote through the guard (`note_passed`): an entry an agent appended is then not
-  screened a second time, with a model to load, by the next session's hook.
+  screened a second time, with a model to load, by the next session's hook;
+- signed with a random key of the person's own (`verdict-key` in their cache folder:
+  `$MEMDESK_CACHE_DIR`, else `$XDG_CACHE_HOME/memdesk`, else `~/.cache/memdesk`; owned
+  by them, writable by nobody else). A repository may carry any file under `.memdesk/`
+  (a clone does not honour `.gitignore` for committed files): a verdicts file it brings,
+  calling its injection clean, matches no key of the person who cloned it and is
+  ignored. Without a usable key nothing is kept: every block is screened.
 
 Neutral ground: the store (which must not import the context) and the context both use
 it; it imports neither the guard nor the store.
@@ -22,9 +28,11 @@ it; it imports neither the guard nor the store.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import importlib.util
 import json
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -92,8 +100,56 @@ def text_key(entry: Entry) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+def cache_dir() -> Path:
+    """The person's own cache folder for memdesk (as core/context/tokenizer_cache.py)."""
+    configured = os.environ.get("MEMDESK_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "memdesk"
+
+
+def _own(st: os.stat_result) -> bool:
+    return st.st_uid == os.getuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def user_key() -> bytes | None:
+    """This person's random key for signing kept verdicts (made at first use); None when
+    no private place for it can be found."""
+    folder = cache_dir()
+    path = folder / "verdict-key"
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(folder)
+        if not stat.S_ISDIR(st.st_mode) or not _own(st):
+            return None
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "wb") as out:
+                out.write(os.urandom(32))
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or not _own(st) or st.st_mode & 0o077:
+            return None
+        key = path.read_bytes()
+    except OSError:
+        return None
+    return key if len(key) == 32 else None
+
+
+def _mac(key: bytes, version: str, payload: bytes) -> str:
+    signed = version.encode("utf-8") + b"\x00" + payload
+    return hashlib.blake2b(signed, key=key, digest_size=16).hexdigest()
+
+
 def read_verdicts(path: Path, version: str) -> dict[str, str]:
-    """{text key: reason ("" for none)} kept at `path` for guard `version`, or {}."""
+    """{text key: reason ("" for none)} kept at `path` for guard `version` and signed
+    with this person's key, or {}."""
+    key = user_key()
+    if key is None:
+        return {}
     try:
         raw = path.read_bytes()
     except OSError:
@@ -101,6 +157,9 @@ def read_verdicts(path: Path, version: str) -> dict[str, str]:
     decoded = checked_file.decode(raw, _FORMAT)
     if decoded is None or decoded[0].get("guard") != version:
         return {}
+    mac = decoded[0].get("mac")
+    if not isinstance(mac, str) or not hmac.compare_digest(mac, _mac(key, version, decoded[1])):
+        return {}  # not written by this person's memdesk (a repository may carry one)
     try:
         table = json.loads(decoded[1])
     except (ValueError, RecursionError, UnicodeDecodeError):
@@ -114,10 +173,14 @@ def write_verdicts(path: Path, version: str, table: dict[str, str]) -> bool:
     """Keep `table` for guard `version` (atomically, owner-only; best effort)."""
     from memdesk.core.atomic import atomic_write_bytes
 
+    key = user_key()
+    if key is None:
+        return False
     if len(table) > KEEP_MAX:
         table = dict(list(table.items())[-KEEP_MAX:])
     payload = json.dumps(table, ensure_ascii=False).encode("utf-8")
-    data = checked_file.encode({"format": _FORMAT, "guard": version}, payload)
+    header = {"format": _FORMAT, "guard": version, "mac": _mac(key, version, payload)}
+    data = checked_file.encode(header, payload)
     try:
         if not path.parent.is_dir():
             return False
