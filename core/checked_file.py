@@ -1,8 +1,8 @@
 """Derived files made of a JSON header line and a payload the header's digest checks.
 
 The kept context block (`context/block_cache.py`), the entry snapshot
-(`storage/entry_snapshot.py`) and the context's guard verdicts
-(`context/verdicts.py`) are all written as:
+(`storage/entry_snapshot.py`) and the kept guard verdicts (`guard_verdicts.py`) are all
+written as:
 
     {"format": "...", <the writer's own fields>, "blake2b": "<digest of the payload>"}\\n
     <payload bytes>
