@@ -1,7 +1,7 @@
 """Train the meaning stage of the injection guard: logistic regression on e5 embeddings.
 
     python bench/train_guard_meaning.py [--shared DIR] [--cache DIR] [--write]
-                                        [--l2 0.03] [--folds 5]
+                                        [--l2 0.03] [--folds 5] [--writers] [--real]
 
 Rows come from bench/guard_meaning_data.py (never the test half, fresh round 5 or the
 real files). Each row is read as the guard reads it (`normalise.readings`, split into
@@ -20,7 +20,13 @@ on both sides):
   are flagged out of fold;
 - `threshold_with_moves`: the same for rows in which the move scorer found at least one
   move of an injection (score >= 0.4): meaning and moves together.
+Both are then raised, if need be, past the final model's probability on every
+look-alike rule it was trained on from the held-out corpus and the fresh rounds (the
+tests pin that none of them is hidden).
 Printed: the out-of-fold figures, then the held-out figures of the final model.
+`--writers` adds recall with each writer left out in turn (bench/guard_meaning_eval.py:
+the nearest stand-in for a writer never seen), `--real` the meaning stage's flags on the
+real files at the chosen cut-offs (never trained or tuned on; embeddings cached).
 `--write` stores core/guard/meaning_weights.json.
 """
 
@@ -29,6 +35,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import sys
 import tempfile
 from collections.abc import Callable
@@ -56,6 +63,9 @@ from memdesk.core.guard.normalise import readings  # noqa: E402
 MOVES_FLOOR = 0.4  # the move scorer's weakest single move
 ORDINARY_RATE = 0.001  # share of ordinary text a cut-off may flag out of fold
 HARD_RATE = 0.03  # share of hard negatives (rules written to look like attacks) likewise
+PINNED = ("injections_heldout", "injections_rounds")  # look-alike rules never hidden
+# Above a pinned rule's probability by more than the stored weights' rounding moves it.
+PINNED_MARGIN = 0.002
 HARD = (
     "injections_heldout",
     "injections_rounds",
@@ -259,6 +269,20 @@ def main() -> None:
         f"{int((ruled | (oof >= threshold))[hard].sum())} of {int(hard.sum())}"
     )
 
+    coef, bias = fit(x, y_units, args.l2)
+    # A promise the tests keep (tests/core/test_guard_meaning_model.py): the final model
+    # hides none of the look-alike rules it was trained on from the held-out corpus and
+    # the fresh rounds. Where one sits above the cut-offs, they are raised past it.
+    pinned = [i for i, r in enumerate(rows) if not r.attack and r.group.split(":")[0] in PINNED]
+    pinned_p = row_probability(x, [spans[i] for i in pinned], coef, bias)
+    if len(pinned) and pinned_p.max() >= threshold:
+        threshold = float(pinned_p.max()) + PINNED_MARGIN
+        print(f"cut-off raised to {threshold:.3f}: a pinned look-alike rule sat above it")
+    with_pinned = [j for j, i in enumerate(pinned) if moves[i] >= MOVES_FLOOR]
+    if with_pinned and pinned_p[with_pinned].max() >= with_moves:
+        with_moves = float(pinned_p[with_pinned].max()) + PINNED_MARGIN
+    with_moves = min(threshold, with_moves)
+
     def flagged(probs: np.ndarray, row_moves: np.ndarray) -> np.ndarray:
         return (probs >= threshold) | ((row_moves >= MOVES_FLOOR) & (probs >= with_moves))
 
@@ -276,7 +300,6 @@ def main() -> None:
             ruled,
         )
         print_writers(figures)
-    coef, bias = fit(x, y_units, args.l2)
     if args.real:
         real_flags(shared_dir(args.shared), cache, centre, coef, bias, flagged)
     for name in ("injections_heldout.jsonl", "injections_rounds.jsonl"):
@@ -294,8 +317,8 @@ def main() -> None:
     if args.write:
         data = {
             "model": E5_MULTILINGUAL,
-            "threshold": round(threshold, 4),
-            "threshold_with_moves": round(with_moves, 4),
+            "threshold": math.ceil(threshold * 1e4) / 1e4,  # never below the chosen one
+            "threshold_with_moves": math.ceil(with_moves * 1e4) / 1e4,
             "bias": round(bias, 6),
             "trained_on": {"rows": len(rows), "attacks": int(attack.sum()), "l2": args.l2},
             "centre": [round(float(v), 6) for v in centre],
