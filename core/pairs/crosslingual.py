@@ -107,9 +107,9 @@ def cross_lingual_candidates(
     unit = (matrix / np.where(norms == 0, 1.0, norms)).astype(np.float32, copy=False)
     latin, cjk = by_label[LATIN], by_label[CJK]
     if focus is not None:  # the Latin side of every pair that may touch the focus
-        focused_cjk = np.array([r for r in cjk if pool[r].id in focus], dtype=np.intp)
+        focused_cjk = np.array([r for r in cjk.tolist() if pool[r].id in focus], dtype=np.intp)
         reached = _best(unit, focused_cjk, latin).row if len(focused_cjk) else latin[:0]
-        focused_latin = [r for r in latin if pool[r].id in focus]
+        focused_latin = [r for r in latin.tolist() if pool[r].id in focus]
         latin = np.unique(np.concatenate([np.array(focused_latin, dtype=np.intp), reached]))
         if not len(latin):
             return []
