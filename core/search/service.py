@@ -8,7 +8,8 @@ index (rebuilt when unusable); `vectors/<model>/` vectors by sha256 of the text;
 Ranking (filter, then relevance, then status): filters on status / kind / scope / time
 first, then the configured fusion of the BM25 list and the cosine list (fusion.py), then
 a status weight (confirmed > candidate > superseded / expired) and, for a question naming
-a speaker, a speaker weight (speakers.py), in ranking.py. The vectors live in a
+a speaker or a date, a speaker weight (speakers.py) and a date weight (dates.py), in
+ranking.py. The vectors live in a
 VectorMatrix (vector_matrix.py), what the text index holds in IndexState (index_state.py).
 """
 
@@ -25,6 +26,7 @@ from typing import Any, Final
 import numpy as np
 from memdesk.core.entry import Entry
 from memdesk.core.search.context_vectors import CONTEXT_SHARE, ContextVectors
+from memdesk.core.search.dates import EntryDates, asked_date
 from memdesk.core.search.embedder import Embedder, LoadFromSettings, load_embedder, query_vector
 from memdesk.core.search.filters import row_mask, time_filter
 from memdesk.core.search.hits import Hit
@@ -107,6 +109,7 @@ class SearchService:
         # Each entry's place in its session: the text index's `context` field.
         self._neighbours = SessionNeighbours()
         self._speakers = Speakers()  # who said each turn of a session (speakers.py)
+        self._dates = EntryDates()  # the days each entry is about (dates.py)
         self._index_state = IndexState(self.index_dir)
         self._state: dict[str, int] = {} if self.text.rebuilt else self._index_state.load()
         # One int8 row per entry (vector_matrix.py), under self._lock.
@@ -389,7 +392,12 @@ class SearchService:
             allowed = time_filter(entries, since, until)
             text_ranked = [(i, s) for i, s in text_ranked if i in entries and allowed(i)]
             semantic_ranked = [(i, s) for i, s in semantic_ranked if i in entries and allowed(i)]
-            named = self._speakers.named_in(query)
+            named, asked = self._speakers.named_in(query), asked_date(query)
+
+            def weight(entry_id: str) -> float:
+                by_date = self._dates.weight(entries[entry_id], asked)
+                return self._speakers.weight(entry_id, named) * by_date
+
             return fuse(
                 query,
                 mode,
@@ -400,7 +408,7 @@ class SearchService:
                 limit,
                 settings=self.settings,
                 cross_lingual=self._cross_lingual,
-                weight=lambda entry_id: self._speakers.weight(entry_id, named),
+                weight=weight,
             )
 
     def _semantic(
