@@ -23,6 +23,7 @@ recall_any@10 0.828 / 0.828 / 0.838 / 0.856 / 0.851 / 0.843.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -80,9 +81,7 @@ class Speakers:
         return frozenset(
             name
             for name, n in self._count.items()
-            if n >= MIN_TURNS
-            and name.lower() not in ENGLISH_STOPWORDS
-            and f" {_words(name)} " in words
+            if n >= MIN_TURNS and (key := _key(name)) and key in words
         )
 
     def weight(self, entry_id: str, named: frozenset[str]) -> float:
@@ -94,6 +93,14 @@ class Speakers:
         if speaker is None or speaker in named or self._count[speaker] < MIN_TURNS:
             return 1.0
         return OTHER_SPEAKER_WEIGHT
+
+
+@functools.lru_cache(maxsize=65536)
+def _key(name: str) -> str:
+    """ " name words " as looked for in a question; "" for a stopword (never a name)."""
+    if name.lower() in ENGLISH_STOPWORDS:
+        return ""
+    return f" {_words(name)} "
 
 
 def _words(text: str) -> str:
