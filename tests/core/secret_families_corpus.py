@@ -1,0 +1,110 @@
+"""Fake credentials in the families the guard once let through (round 8, S3), and
+ordinary text in the same shapes that must stay as it is.
+
+All values are made up for these tests. `CAUGHT`: (family, text, the secret value that
+must not survive). `KEPT`: text with no secret, which must come out unchanged.
+"""
+
+from __future__ import annotations
+
+CAUGHT: list[tuple[str, str, str]] = [
+    # 1. DSNs without a URL scheme (Go/MySQL driver, user:password@host).
+    ("dsn", 'In store.go the DSN is "billing:Qv7$mTr2Lw9x@tcp(10.8.1.12:3306)/billing?parseTime=true"', "Qv7$mTr2Lw9x"),
+    ("dsn", 'dsn := "svc_reader:Np4kW8zRt2@tcp(mysql.internal:3306)/app"', "Np4kW8zRt2"),
+    ("dsn", "root:K8vz!27fPq@unix(/var/run/mysqld/mysqld.sock)/shop", "K8vz!27fPq"),
+    ("dsn", "Connect with analyst:Hz3mQ9vPl1@db-replica.corp.local:5432/warehouse", "Hz3mQ9vPl1"),
+    ("dsn", "数据库连接串 app_rw:Wq5nE8sLz3@tcp(172.16.0.9:3306)/orders", "Wq5nE8sLz3"),
+    ("dsn", "the replica answers as report:Tz6#qLw2Vn@10.20.30.40", "Tz6#qLw2Vn"),
+    # 2. Chinese password prose, Traditional and other key words.
+    ("zh", "正式環境資料庫帳號 ops_admin，密碼：Pz8#kLm2Qw", "Pz8#kLm2Qw"),
+    ("zh", "資料庫密碼是 Rt6!vNq93Xs", "Rt6!vNq93Xs"),
+    ("zh", "密碼：Gh5tYu2Ki9", "Gh5tYu2Ki9"),
+    ("zh", "Redis 的口令是 Zk2pQ8wLx5", "Zk2pQ8wLx5"),
+    ("zh", "API 金鑰：Ak93Lm2Qp7Zx", "Ak93Lm2Qp7Zx"),
+    ("zh", "存取權杖是 Tk4mN8qRz2Lp", "Tk4mN8qRz2Lp"),
+    ("zh", "门禁系统通行码：Hq7vB2nMx9", "Hq7vB2nMx9"),
+    ("zh", "对象存储的秘钥为 Sx2Kd9Lq4Vb8", "Sx2Kd9Lq4Vb8"),
+    ("zh", "机器人令牌：Bt8Wq3Zm5Rk1", "Bt8Wq3Zm5Rk1"),
+    ("zh", "測試機 root 帳號的密碼設定為 Mv3$Qz8Lp1", "Mv3$Qz8Lp1"),
+    ("zh", "账号 admin 密码 Jx4Rb8Wq2z", "Jx4Rb8Wq2z"),
+    # 3. English credentials in prose without the word "password".
+    ("en", "FYI the prod admin login is root / Gx7#pLq2Vw until SSO ships.", "Gx7#pLq2Vw"),
+    ("en", "creds: deploy/Hq3vN8mZ2x for the staging box", "Hq3vN8mZ2x"),
+    ("en", "Grafana credentials are viewer:Lp9$wQ2mZx", "Lp9$wQ2mZx"),
+    ("en", "pw: Lm4qZ9x!Rt", "Lm4qZ9x!Rt"),
+    ("en", "the wifi passphrase for the lab is orbit-Kettle-7-Quiver", "orbit-Kettle-7-Quiver"),
+    ("en", "DB_PASS=Cw8nRt5qLz in the old .env", "Cw8nRt5qLz"),
+    ("en", "log in as admin with Fq8$mZp3Lw on the bastion", "Fq8$mZp3Lw"),
+    ("en", "username ci-bot, password Vk2#Lm9Qx4", "Vk2#Lm9Qx4"),
+    ("en", "login/pass for the router: admin / Rq5!tZ8wNb", "Rq5!tZ8wNb"),
+    # 4. Chat-bot webhooks whose path or query is the credential.
+    ("webhook", "告警推送到飞书群机器人 https://open.feishu.cn/open-apis/bot/v2/hook/3f1c9a27-6b4e-4d0a-9e52-7ac1d8b0e364", "3f1c9a27-6b4e-4d0a-9e52-7ac1d8b0e364"),
+    ("webhook", "Lark alerts: https://open.larksuite.com/open-apis/bot/v2/hook/9b2e41c0-5d7f-4a83-b1e6-20c4f7a9d815", "9b2e41c0-5d7f-4a83-b1e6-20c4f7a9d815"),
+    ("webhook", "企业微信机器人 https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=7d3a2f90-1c4b-4e8d-a6f2-59b0c3e71d24", "7d3a2f90-1c4b-4e8d-a6f2-59b0c3e71d24"),
+    ("webhook", "Teams channel hook https://contoso.webhook.office.com/webhookb2/4e1f8c2a-9d3b-4f6e-8a7c-1b2d3e4f5a6b@72f988bf-86f1-41af-91ab-2d7cd011db47/IncomingWebhook/b3f9d1c7e5a2468f9c0d1e2f3a4b5c6d/0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9", "b3f9d1c7e5a2468f9c0d1e2f3a4b5c6d"),
+    ("webhook", "Mattermost incoming: https://chat.acme.dev/hooks/xk7q3m9zpf8ybn2rwt5ce4hd1a", "xk7q3m9zpf8ybn2rwt5ce4hd1a"),
+    ("webhook", "Zapier catches it at https://hooks.zapier.com/hooks/catch/4821937/b7kq2zx/", "b7kq2zx"),
+    ("webhook", "deploy pings https://hooks.example-ci.io/webhook/Qm8tZr2LxV9pKw4nBc7y", "Qm8tZr2LxV9pKw4nBc7y"),
+    # 5. Passwords on command lines.
+    ("cmdline", "curl -u deployer:Ws9kP2mLq7 -X POST https://ci.acme.internal/job/web/build", "Ws9kP2mLq7"),
+    ("cmdline", "curl --user ops:Jn4!rTq8Zw https://nexus.local/repository/", "Jn4!rTq8Zw"),
+    ("cmdline", "mysql -h db1 -u root -pXr7mQ2wLz9 shop", "Xr7mQ2wLz9"),
+    ("cmdline", "mysqldump -u backup -p'Kq8#vN2mZt' --all-databases", "Kq8#vN2mZt"),
+    ("cmdline", "redis-cli -h cache.local -a Pz3nW8qLx2 FLUSHALL", "Pz3nW8qLx2"),
+    ("cmdline", "sshpass -p Lw7qZ3mVx9 ssh deploy@10.0.0.7", "Lw7qZ3mVx9"),
+    ("cmdline", "PGPASSWORD=Hm2vQ9zLk4 psql -h reports -U reporter", "Hm2vQ9zLk4"),
+    ("cmdline", "./manage.py createsuperuser --password Qt5xW2nRk8", "Qt5xW2nRk8"),
+    ("cmdline", "docker login -u robot -p Zb6mK3qWx8 registry.acme.io", "Zb6mK3qWx8"),
+    ("cmdline", "ldapsearch -x -D cn=admin,dc=acme -w Vn3Lq8Zr5m", "Vn3Lq8Zr5m"),
+    ("cmdline", "sqlcmd -S db -U sa -P Yk7Wm2Qz9x -Q 'select 1'", "Yk7Wm2Qz9x"),
+    ("cmdline", "smbclient //nas/share -U backup%Nc4Zq8Lw2v", "Nc4Zq8Lw2v"),
+    ("cmdline", "openssl pkcs12 -in cert.p12 -passin pass:Rf6Lq2Wz8k -nodes", "Rf6Lq2Wz8k"),
+    ("cmdline", "mongosh mongodb.local -u app -p Gm5Zx8Qw2L", "Gm5Zx8Qw2L"),
+    # 6. Credential file lines.
+    ("credfile", "~/.pgpass on the reporting host has: db.acme.internal:5432:reports:reporter:pgpw-Tk3vZq8mLx", "pgpw-Tk3vZq8mLx"),
+    ("credfile", "*:*:*:postgres:Bq7Wn2Zk4x", "Bq7Wn2Zk4x"),
+    ("credfile", "machine api.heroku.com login ops@acme.io password Hx5mQ8zLw2", "Hx5mQ8zLw2"),
+    ("credfile", "[client]\nuser=root\npassword=Kz3Wq8mLn5", "Kz3Wq8mLn5"),
+    ("credfile", "https://ci-bot:Tq9Lm2Zx7WvKp4Rn@git.acme.io", "Tq9Lm2Zx7WvKp4Rn"),
+    # 7. A token split over two lines.
+    ("split", "the bot token is ghp_RwkQmZxLpVnTbaHq\nBc8yHd3Jf6Gs1Kq5Wt2E (split so the linter misses it)", "Bc8yHd3Jf6Gs1Kq5Wt2E"),
+    ("split", "the bot token is ghp_RwkQmZxLpVnTbaHq\nBc8yHd3Jf6Gs1Kq5Wt2E (split so the linter misses it)", "ghp_RwkQmZxLpVnTbaHq"),
+    ("split", "slack: xoxb-58412093-77\n31904567-Zq8WmLx2Vk4", "31904567-Zq8WmLx2Vk4"),
+    ("split", "slack: xoxb-58412093-77\n31904567-Zq8WmLx2Vk4", "xoxb-58412093-77"),
+    ("split", "- key sk-ant-api03-Hq7Zm2\n- Wx9Lk4Rv8Tn3Bc6Yp1Qs5", "Wx9Lk4Rv8Tn3Bc6Yp1Qs5"),
+    ("split", "deploy with glpat-XqLmZrTw\nVbNk4Hs8Qp2Jd6Yc today", "glpat-XqLmZrTw"),
+    ("split", "deploy with glpat-XqLmZrTw\nVbNk4Hs8Qp2Jd6Yc today", "VbNk4Hs8Qp2Jd6Yc"),
+]  # fmt: skip
+
+KEPT: list[str] = [
+    "Give the user/admin role to new staff",
+    "The Go driver's DSN format is user:password@tcp(host:port)/dbname",
+    "MySQL listens on tcp(127.0.0.1:3306) in the compose file",
+    "docker run -p 8080:8080 -u 1000:1000 app",
+    "ssh -p 2222 deploy@10.0.0.5",
+    "git push -u origin main",
+    "Clone git@github.com:acme/web.git first",
+    "Pin the base image to node:20-alpine@sha256:0a1b2c3d4e5f",
+    "mail me at mailto:alice@example.com",
+    "The meeting moved to 10:30@room4",
+    "Open https://github.com/acme/web/settings/hooks to add a hook",
+    "Read https://docs.acme.dev/webhooks/overview before wiring alerts",
+    "Gitlab project hooks live at https://git.acme.io/api/v4/projects/12/hooks",
+    "mysql -u root -p shop (it prompts for the password)",
+    "redis-cli -a $REDIS_PASSWORD ping",
+    "curl -u $USER:$TOKEN https://api.acme.dev",
+    'sshpass -p "$SSHPASS" ssh host',
+    "The login page is at /admin / dashboard",
+    "creds: see vault/ops",
+    "密码长度至少 12 位，要包含数字",
+    "密碼請向管理員索取",
+    "使用者登入後顯示設定頁",
+    "passphrase: see 1Password",
+    "the password field is required",
+    "Logs are written as 12:30:45:678:9 timestamps",
+    "Use --password-file to pass the secret",
+    "tar -xpf backup.tar -C /srv",
+    "pytest -p no:cacheprovider -x tests/",
+    "the bypass=true flag skips lint",
+    "Teams notifications use an incoming webhook configured in the channel settings",
+]
