@@ -196,6 +196,11 @@ TOKEN_PREFIX = (
     r"sk-proj-|sk_live_|rk_live_|hf_|npm_|pypi-|dop_v1_|AKIA|ASIA|AIza|ya29\.|GOCSPX-|"
     r"sntry[us]_|lin_api_|hvs\.|AGE-SECRET-KEY-1)"
 )
+PREFIX_NEEDLES = (
+    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "xapp-",
+    "sk-", "sk_live_", "rk_live_", "hf_", "npm_", "pypi-", "dop_v1_", "akia", "asia", "aiza",
+    "ya29.", "gocspx-", "sntry", "lin_api_", "hvs.", "age-secret-key-1",
+)  # fmt: skip
 _HEAD = TOKEN_PREFIX + r"[A-Za-z0-9_-]{4,}"
 _SPLIT = re.compile(
     r"(?<![A-Za-z0-9_-])(?P<a>" + _HEAD + r")[ \t]*\r?\n[ \t]*(?:[-*+>][ \t]+)?"
@@ -253,7 +258,7 @@ def _redact_split(text: str) -> tuple[str, int]:
 
 
 FAMILY_FINDERS: list[tuple[str, Callable[[str, str], bool], Callable[[str], tuple[str, int]]]] = [
-    ("split-token", lambda t, low: True, _redact_split),
+    ("split-token", lambda t, low: any(n in low for n in PREFIX_NEEDLES), _redact_split),
     ("webhook", lambda t, low: "hook" in low and "://" in t, _redact_webhooks),
     ("netrc", lambda t, low: "login" in low, _replace_group(_NETRC, "password", _value_ok)),
     ("pgpass", lambda t, low: t.count(":") >= 4, _replace_group(_PGPASS, "password", _value_ok)),

@@ -38,7 +38,7 @@ _MAY_HOLD_CONTEXT_SECRET = re.compile(
     r"(?i)pass|pwd|secret|token|key|credential|auth|bearer|signature|hmac|salt|cookie|session|"
     r"dsn|webhook|\bpin\b|[A-Za-z0-9+/=_-]{20,}|[^\x00-\x7f]|://|"
     # the families of secret_families.py: a DSN's `@`, a tool's flags, login prose, hooks
-    r"@|\s--?[A-Za-z]|hook|log ?in|sign ?in|cred|account|user|\bpw\b|(?:[^\s:]*:){4}|"
+    r"@|\s--?[A-Za-z]|hook|log ?in|sign ?in|cred|account|user|\bpw\b|[\w*.\]-]:(?:[\w.*@-]*:){3}|"
     + TOKEN_PREFIX
 )
 
