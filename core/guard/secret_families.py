@@ -151,6 +151,10 @@ def _redact_webhooks(text: str) -> tuple[str, int]:
         if "[REDACTED" in path:
             return m.group(0)
         segments = re.split(r"[/?&=@]", path)
+        # Only what follows the hook names one (a commit in `…/blob/<sha>/src/hooks/` does not).
+        if "hook" not in m.group("base").lower():
+            at = next(i for i, s in enumerate(segments) if "hook" in s.lower())
+            segments = segments[at + 1 :]
         if not (
             _ZAPIER.search(path)
             or _QUERY_KEY.search(path)

@@ -107,4 +107,12 @@ KEPT: list[str] = [
     "pytest -p no:cacheprovider -x tests/",
     "the bypass=true flag skips lint",
     "Teams notifications use an incoming webhook configured in the channel settings",
+    "see https://github.com/acme/web/blob/4f3a9c2e1b7d8a6f5e4c3b2a1d0e9f8a7b6c5d4e/src/hooks/useTheme.ts",
+    "docker login -u robot --password-stdin < token.txt",
+    "the password reset link expires after an hour",
+    "password hashing uses argon2id",
+    "login: admin/dashboard shows the charts",
+    "Login is alice@example.com / SSO",
+    "ssh deploy@bastion.acme.io -p 2222",
+    "mysql -u root -p < dump.sql",
 ]
