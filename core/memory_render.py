@@ -231,7 +231,7 @@ def render_memory_files(store: Store) -> bool:
         entries = [e for e in store.entries() if e.source.origin != MANAGED_ORIGIN]
         from memdesk.core.context.verdicts import VERDICTS_NAME, GuardVerdicts
 
-        index = store.meta_dir / "index"
+        index = store.index_dir  # kept verdicts: the store notes what it just screened
         verdicts = GuardVerdicts(index / VERDICTS_NAME if index.is_dir() else None)
         text = render_memory_text(entries, context_settings_of(store), verdicts)
         verdicts.save()
