@@ -32,7 +32,7 @@ _NOT_SECRET_HEX = re.compile(
 )
 
 _PROSE_EN = re.compile(
-    r"(?i)\b(?P<key>pass(?:word|phrase|code)?|passwd|pwd|pin(?:\s+code)?|secret(?:\s+key)?|"
+    r"(?i)\b(?P<key>pass(?:word|phrase|code)?|passwd|pwd|pw|pin(?:\s+code)?|secret(?:\s+key)?|"
     r"api[\s_-]?key|access[\s_-]?key|private[\s_-]?key|(?:auth|access|bearer|api|bot|deploy|refresh|"
     r"personal\s+access|session)?\s*token|credentials?)\b"
     r"(?:\s+(?:for|of|on|to|in|at)(?:\s+[\w.@:/-]+){1,3}?)?"
@@ -114,7 +114,7 @@ def secret_like(value: str, *, password: bool = False) -> bool:
     return (letters and (digits or symbols)) or _classes(value) >= 2 and len(value) >= 8
 
 
-_PROSE_WORDS = ("pass", "pwd", "pin", "secret", "key", "token", "credential")
+_PROSE_WORDS = ("pass", "pw", "pin", "secret", "key", "token", "credential")
 
 
 def _zh_value(m: re.Match[str]) -> str | None:
@@ -324,7 +324,7 @@ CONTEXT_FINDERS: list[tuple[str, Callable[[str, str], bool], Callable[[str], tup
     (
         "prose",
         lambda t, low: (
-            any(w in low for w in ("pass", "pwd", "pin", "secret", "key", "token", "credential"))
+            any(w in low for w in ("pass", "pw", "pin", "secret", "key", "token", "credential"))
             or (not t.isascii() and _has_secret_word(low))
         ),
         _redact_prose,

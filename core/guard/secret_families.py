@@ -108,6 +108,8 @@ _TOOL_FLAG = re.compile(
     r"|(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]*?\s-P\s*"
     r"|(?:zip|unzip)\b[^\n|;&]*?\s-P\s+"
     r"|az\s+login\b[^\n|;&]*?\s-p\s+"
+    r"|htpasswd\s+-\w*b\w*\s+\S+\s+\S+\s+"
+    r"|net\s+use\b[^\n|;&]*?/user:\S+\s+"
     r")" + _ARG
 )
 _SMB = re.compile(
@@ -172,10 +174,12 @@ _USER = r"[A-Za-z0-9_.@+-]{1,64}"
 # One line only ([ \t], not \s): a key ending a line is not stating the next line's word.
 _VALUE = r"(?P<v>[A-Za-z0-9!#$%&*+?@^_~-][^\s'\",]{3,127})"
 _LOGIN_PROSE = re.compile(
-    r"(?i)\b(?:log[ -]?in|logon|sign[ -]?in|creds?|credentials?|account|user(?:name)?[ \t]*/[ \t]*pass(?:word)?|"
-    r"login[ \t]*/[ \t]*pass(?:word)?)\b"
+    r"(?i)(?:\b(?:log[ -]?in|logon|sign[ -]?in|creds?|credentials?|account|"
+    r"user(?:name)?[ \t]*/[ \t]*pass(?:word)?|login[ \t]*/[ \t]*pass(?:word)?)\b|"
+    # 账密 / 帳密 / 账号密码 (Chinese "account and password"), Simplified or Traditional
+    r"[账帐帳](?:号|號|户|戶)?(?:和|及|/)?密(?:码|碼)?)"
     r"(?:[ \t]+(?:for|of|on|to|at)(?:[ \t]+[\w.@/-]+){1,3})?"
-    r"[ \t]*(?:\bis\b|\bare\b|=|:)?[ \t]*['\"]?"
+    r"[ \t]*(?:\bis\b|\bare\b|=|:|：|是|为|為)?[ \t]*['\"]?"
     + _USER
     + r"['\"]?[ \t]*(?:/|:|,)[ \t]*['\"]?"
     + _VALUE
@@ -190,6 +194,14 @@ _LOGIN_AS = re.compile(
 _BARE_PASSWORD = re.compile(
     r"(?i)(?<![A-Za-z0-9])(?:(?:pw|pwd|passwd|password|passphrase)(?:[ \t]*[:=][ \t]*|[ \t]+)|"
     r"pass[ \t]*[:=][ \t]*)['\"]?" + _VALUE
+)
+_JAVA_PASS = re.compile(
+    r"(?i)(?<![\w-])-(?:storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass)\s+"
+    + _ARG
+)
+# Environment variables that tools read a password from, whose names say no "password".
+_TOOL_ENV = re.compile(
+    r"\b(?:SSHPASS|REDISCLI_AUTH|SMBPASS|MYSQL_PWD)=['\"]?(?P<v>[^\s'\";|&]{1,128})"
 )
 _PASS_KEY = re.compile(r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9]+_PASS[ \t]*[:=][ \t]*['\"]?" + _VALUE)
 
@@ -278,8 +290,13 @@ FAMILY_FINDERS: list[tuple[str, Callable[[str, str], bool], Callable[[str], tupl
     ),
     (
         "cmdline-tool",
-        lambda t, low: " -" in t,
+        lambda t, low: " -" in t or "/user:" in low,
         _replace_group(_TOOL_FLAG, "password", lambda v: _value_ok(v, strict=False)),
+    ),
+    (
+        "java-keystore",
+        lambda t, low: "pass " in low,
+        _replace_group(_JAVA_PASS, "password", lambda v: _value_ok(v, strict=False)),
     ),
     ("cmdline-smb", lambda t, low: "%" in t, _replace_group(_SMB, "password", _value_ok)),
     (
@@ -290,7 +307,7 @@ FAMILY_FINDERS: list[tuple[str, Callable[[str, str], bool], Callable[[str], tupl
     ("dsn", lambda t, low: "@" in t, _replace_group(_DSN, "dsn-password", _dsn_ok)),
     (
         "login-prose",
-        lambda t, low: any(w in low for w in ("log", "sign", "cred", "account", "user")),
+        lambda t, low: any(w in low for w in ("log", "sign", "cred", "account", "user", "密")),
         _replace_group(_LOGIN_PROSE, "password", _value_ok),
     ),
     ("login-as", lambda t, low: " as " in low, _replace_group(_LOGIN_AS, "password", _value_ok)),
@@ -300,4 +317,9 @@ FAMILY_FINDERS: list[tuple[str, Callable[[str, str], bool], Callable[[str], tupl
         _replace_group(_BARE_PASSWORD, "password", _value_ok),
     ),
     ("pass-key", lambda t, low: "_pass" in low, _replace_group(_PASS_KEY, "password", _value_ok)),
+    (
+        "tool-env",
+        lambda t, low: "pass=" in low or "auth=" in low or "pwd=" in low,
+        _replace_group(_TOOL_ENV, "password", lambda v: _value_ok(v, strict=False)),
+    ),
 ]

@@ -37,6 +37,9 @@ CAUGHT: list[tuple[str, str, str]] = [
     ("en", "log in as admin with Fq8$mZp3Lw on the bastion", "Fq8$mZp3Lw"),
     ("en", "username ci-bot, password Vk2#Lm9Qx4", "Vk2#Lm9Qx4"),
     ("en", "login/pass for the router: admin / Rq5!tZ8wNb", "Rq5!tZ8wNb"),
+    ("en", "the root pw is Gq4Lm8Zx on the old NAS", "Gq4Lm8Zx"),
+    ("zh", "帳密：admin / Wz7Qm3Lk", "Wz7Qm3Lk"),
+    ("zh", "测试账号密码 tester/Rk5Zq8Wm", "Rk5Zq8Wm"),
     # 4. Chat-bot webhooks whose path or query is the credential.
     ("webhook", "告警推送到飞书群机器人 https://open.feishu.cn/open-apis/bot/v2/hook/3f1c9a27-6b4e-4d0a-9e52-7ac1d8b0e364", "3f1c9a27-6b4e-4d0a-9e52-7ac1d8b0e364"),
     ("webhook", "Lark alerts: https://open.larksuite.com/open-apis/bot/v2/hook/9b2e41c0-5d7f-4a83-b1e6-20c4f7a9d815", "9b2e41c0-5d7f-4a83-b1e6-20c4f7a9d815"),
@@ -60,6 +63,11 @@ CAUGHT: list[tuple[str, str, str]] = [
     ("cmdline", "smbclient //nas/share -U backup%Nc4Zq8Lw2v", "Nc4Zq8Lw2v"),
     ("cmdline", "openssl pkcs12 -in cert.p12 -passin pass:Rf6Lq2Wz8k -nodes", "Rf6Lq2Wz8k"),
     ("cmdline", "mongosh mongodb.local -u app -p Gm5Zx8Qw2L", "Gm5Zx8Qw2L"),
+    ("cmdline", "htpasswd -b .htpasswd admin Qm4Zx7Lp", "Qm4Zx7Lp"),
+    ("cmdline", "REDISCLI_AUTH=Tz6Qm2Lx9 redis-cli -h cache", "Tz6Qm2Lx9"),
+    ("cmdline", "SSHPASS=Wq3Lz8Mn sshpass -e ssh host", "Wq3Lz8Mn"),
+    ("cmdline", "net use \\\\srv\\share /user:ACME\\bob Kx7Wq2Lz", "Kx7Wq2Lz"),
+    ("cmdline", "keytool -list -keystore ks.jks -storepass Hq5Lm2Zx", "Hq5Lm2Zx"),
     # 6. Credential file lines.
     ("credfile", "~/.pgpass on the reporting host has: db.acme.internal:5432:reports:reporter:pgpw-Tk3vZq8mLx", "pgpw-Tk3vZq8mLx"),
     ("credfile", "*:*:*:postgres:Bq7Wn2Zk4x", "Bq7Wn2Zk4x"),
@@ -115,4 +123,8 @@ KEPT: list[str] = [
     "Login is alice@example.com / SSO",
     "ssh deploy@bastion.acme.io -p 2222",
     "mysql -u root -p < dump.sql",
+    "账号和密码请找运维同事要",
+    "the pw field is hidden",
+    "htpasswd -c .htpasswd admin",
+    "SSHPASS=$PASSWORD sshpass -e ssh host",
 ]
