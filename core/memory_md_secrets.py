@@ -108,11 +108,18 @@ def mark_multiline_secrets(found: Sequence[SecretCandidate]) -> None:
     # memory_md imports this module; its line splitter is asked for at call time.
     from memdesk.core.memory_md import split_lines
 
+    # Every new line of a file with a fragment is a candidate: a key's last body line is
+    # short and looks like any word, yet belongs to the key.
     by_path: dict[Path, dict[int, SecretCandidate]] = {}
+    fragments: set[Path] = set()
     for line in found:
-        if line.path is not None and _FRAGMENT.search(line.text):
+        if line.path is not None:
             by_path.setdefault(line.path, {})[line.offset] = line
+            if _FRAGMENT.search(line.text):
+                fragments.add(line.path)
     for path, lines in by_path.items():
+        if path not in fragments:
+            continue
         try:
             data = path.read_bytes()
         except OSError:
