@@ -30,7 +30,7 @@ from memdesk.core.memfiles.manifest import (
     save_manifest,
 )
 from memdesk.core.memfiles.render import render_file
-from memdesk.core.memfiles.retire import drain, forget, retire
+from memdesk.core.memfiles.retire import drain, forget, release_idle, retire
 from memdesk.core.memfiles.settings import memfiles_settings
 from memdesk.core.own_writes import fingerprint, read_with_fingerprint
 from memdesk.core.store import GuardRefused, Store
@@ -111,6 +111,7 @@ def sync_file(store: Store, manifest: Manifest, gate: str, *, order: bool = Fals
         result.written = True
     manifest.written = seen
     manifest.rendered, manifest.owners = rendered.text, rendered.owners
+    drained += release_idle(store.meta_dir, manifest)
     save_manifest(store.meta_dir, manifest)
     forget(store.meta_dir, drained)
     return result

@@ -45,7 +45,7 @@ def test_a_key_block_under_a_bullet_is_one_secret_in_an_adopted_file(tmp_path: P
         adopt(store, root / "CLAUDE.md")
         facts = [f for e in store.entries() for f in [e.summary, *e.facts]]
         assert "deploys go through CI" in facts
-        kept = "\n".join(facts) + stored_text(root, but="files")
+        kept = "\n".join(facts) + stored_text(root)
         assert not [line for line in body if line in kept], kind
         assert (root / "CLAUDE.md").read_text("utf-8") == text
 
@@ -59,3 +59,64 @@ def test_a_key_block_appended_to_memory_md_leaves_no_line_behind(tmp_path: Path)
     assert "deploys go through CI" in [e.summary for e in store.entries()]
     kept = stored_text(tmp_path) + (tmp_path / "MEMORY.md").read_text("utf-8")
     assert not [line for line in body if line in kept]
+
+
+SECRET_FILE = (
+    "# Notes\n\n"
+    f"- The release workflow authenticates with {TOKEN}; it belongs to the ci-bot account.\n"
+    "- uses pnpm\n"
+    f"- aws_secret_access_key = {AWS}\n"
+    "- Deploy key for the legacy box:\n"
+)
+
+
+def _assert_kept_out(root: Path, *values: str) -> None:
+    text = stored_text(root)
+    for value in values:
+        assert value not in text
+
+
+def test_an_adopted_file_with_secrets_renders_byte_for_byte_and_keeps_none(
+    tmp_path: Path,
+) -> None:
+    block, body = pem()
+    text = SECRET_FILE + block + "- deploys go through CI\n"
+    path = tmp_path / "CLAUDE.md"
+    path.write_bytes(text.encode("utf-8"))
+    store = Store.init(tmp_path)
+    assert adopt(store, path).unchanged
+    store.ingest_memory_md()  # reads the manifest back and renders the file again
+    store.render_memory_md()
+    assert path.read_bytes() == text.encode("utf-8")
+    _assert_kept_out(tmp_path, TOKEN, AWS, *body)
+    # An edit of another entry rewrites the file: the secret lines come back from it.
+    pnpm = next(e for e in store.entries() if e.summary == "uses pnpm")
+    store.edit(pnpm.id, {"summary": "uses pnpm 9"})
+    assert path.read_text("utf-8") == text.replace("uses pnpm", "uses pnpm 9")
+    _assert_kept_out(tmp_path, TOKEN, AWS, *body)
+
+
+def test_a_secret_an_agent_appends_to_an_adopted_file_is_kept_nowhere(tmp_path: Path) -> None:
+    path = tmp_path / "AGENTS.md"
+    path.write_text("# Notes\n\n- Use pnpm\n", "utf-8")
+    store = Store.init(tmp_path)
+    adopt(store, path)
+    line = f"- The release workflow authenticates with {TOKEN}; it belongs to the ci-bot account.\n"
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(line)
+    (added,) = store.ingest_memory_md()
+    store.render_memory_md()
+    _assert_kept_out(tmp_path, TOKEN)
+    store.approve([added.id])  # held out of the file, it comes back redacted
+    assert TOKEN not in path.read_text("utf-8")
+    assert "[REDACTED:github-token]" in path.read_text("utf-8")
+    _assert_kept_out(tmp_path, TOKEN)
+
+
+def test_init_adopting_an_existing_memory_md_keeps_its_secrets_out(tmp_path: Path) -> None:
+    text = SECRET_FILE.replace("- Deploy key for the legacy box:\n", "")
+    (tmp_path / "MEMORY.md").write_text(text, "utf-8")
+    store = Store.init(tmp_path)
+    store.ingest_memory_md()
+    assert (tmp_path / "MEMORY.md").read_text("utf-8") == text
+    _assert_kept_out(tmp_path, TOKEN, AWS)
