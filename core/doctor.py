@@ -165,6 +165,8 @@ def _untrusted(store: Any) -> list[Finding]:
     from memdesk.core.memfiles.outside import refusal as outside_refusal
 
     for manifest in all_manifests(store.meta_dir):
+        if not os.path.isabs(manifest.path):
+            continue  # a finding of `store.problems` (memfiles/confine.py)
         refused = outside_refusal(manifest.file, store.root)
         if refused:
             out.append(Finding("untrusted", f"{META_DIR}/files", refused))

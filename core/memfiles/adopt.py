@@ -71,9 +71,9 @@ def read_adopted(path: Path) -> tuple[str, Fingerprint]:
 def adopt(store: Store, path: Path | str, format_name: str | None = None) -> AdoptResult:
     """Take `path` as the confirmed baseline of its memory (see the module doc)."""
     path = Path(path).expanduser().absolute()
-    refused = link_refusal(path, store.root)
-    if refused:  # a cloned repository's link to a file of yours, or to /etc/passwd
-        raise StoreError(refused)
+    linked_out = link_refusal(path, store.root)
+    if linked_out:  # a cloned repository's link to a file of yours, or to /etc/passwd
+        raise StoreError(linked_out)
     if not path.is_file():
         raise StoreError(f"{path}: no such file")
     if is_managed(store.meta_dir, path):

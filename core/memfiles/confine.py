@@ -72,7 +72,8 @@ def refused_files(root: Path, meta_dir: Path) -> list[tuple[str, str]]:
     from memdesk.core.memfiles.manifest import files_dir, read_manifest
 
     found: list[tuple[str, str]] = []
-    names = [*AGENT_FILES, MEMORY_FOLDER]
+    # MEMORY.md linked out is already a finding of core/confinement.py.
+    names = [*(n for n in AGENT_FILES if n != "MEMORY.md"), MEMORY_FOLDER]
     folder = root / MEMORY_FOLDER
     if leaves(folder, root) is None and folder.is_dir():
         names += [f"{MEMORY_FOLDER}/{p.name}" for p in sorted(folder.glob("*.md"))]

@@ -121,3 +121,6 @@ def test_a_manifest_naming_a_path_outside_is_not_opened(
     where = f".memdesk/files/{path.name}"
     if not forged.startswith("/"):
         assert any(p.path == where for p in store.problems)
+        from memdesk.core.memfiles.outside import outside_requests
+
+        assert outside_requests(store.meta_dir, root) == []  # `trust` never offers it
