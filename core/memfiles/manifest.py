@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.atomic import atomic_write_text
-from memdesk.core.memfiles.seal import Source, as_seals, new_salt, seal
+from memdesk.core.memfiles.seal import Source, as_seals, new_salt, seal, seal_many
 from memdesk.core.own_writes import NO_FINGERPRINT, Fingerprint, as_fingerprint
 
 FILES_DIR = "files"
@@ -74,8 +74,11 @@ class Manifest:
         data = asdict(self)
         salt = self.salt or new_salt()
         sealed = False
-        for block in data["blocks"]:
-            block["raw"], seals = seal(block["raw"], salt)
+        blocks = data["blocks"]
+        for block, (raw, seals) in zip(
+            blocks, seal_many([b["raw"] for b in blocks], salt), strict=True
+        ):
+            block["raw"] = raw
             if seals:
                 block["sealed"], sealed = seals, True
         data["rendered"], seals = seal(self.rendered, salt)

@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from memdesk.core.memfiles.blocks import split_lines
 
-ITERATIONS = 20_000
+ITERATIONS = 10_000
 MULTILINE = "[REDACTED:secret]"  # a line that holds a secret only with its neighbours
 
 Seals = list[list[object]]  # [[line index, digest], ...] as stored in JSON
@@ -46,7 +46,14 @@ def _bare(line: str) -> str:
 
 
 def secret_lines(bare: Sequence[str]) -> dict[int, str]:
-    """Line index -> its redacted form, for each line holding a secret."""
+    """Line index -> its redacted form, for each line holding a secret (a copy)."""
+    return dict(_secret_lines(tuple(bare)))
+
+
+# A long-lived process (the desk, the watcher) saves and reads the same manifests again
+# and again: the scan of unchanged text is remembered.
+@lru_cache(maxsize=64)
+def _secret_lines(bare: tuple[str, ...]) -> dict[int, str]:
     from memdesk.core.guard import multiline_secret_lines, redact_text
 
     out: dict[int, str] = {}
@@ -61,16 +68,29 @@ def secret_lines(bare: Sequence[str]) -> dict[int, str]:
 
 def seal(text: str, salt: str) -> tuple[str, Seals]:
     """(`text` with each secret line redacted, the seals that say which and whose digest)."""
-    if not text:
-        return text, []
-    lines = split_lines(text)
-    bare = [_bare(line) for line in lines]
-    found = secret_lines(bare)
-    seals: Seals = []
-    for index in sorted(found):
-        seals.append([index, digest(bare[index], salt)])
-        lines[index] = found[index] + lines[index][len(bare[index]) :]
-    return "".join(lines), seals
+    (out,) = seal_many([text], salt)
+    return out
+
+
+def seal_many(texts: Sequence[str], salt: str) -> list[tuple[str, Seals]]:
+    """`seal` of consecutive texts (a manifest's blocks) read as one: a secret whose lines
+    fall in two blocks is found as it is in the file."""
+    split = [split_lines(text) for text in texts]
+    bare = [_bare(line) for lines in split for line in lines]
+    found = secret_lines(bare) if bare else {}
+    out: list[tuple[str, Seals]] = []
+    first = 0
+    for lines in split:
+        seals: Seals = []
+        for index in range(len(lines)):
+            redacted = found.get(first + index)
+            if redacted is None:
+                continue
+            seals.append([index, digest(bare[first + index], salt)])
+            lines[index] = redacted + lines[index][len(bare[first + index]) :]
+        out.append(("".join(lines), seals))
+        first += len(lines)
+    return out
 
 
 def as_seals(value: object) -> Seals:
@@ -109,4 +129,4 @@ class Source:
         return "".join(lines)
 
 
-__all__ = ["ITERATIONS", "Seals", "Source", "as_seals", "digest", "new_salt", "seal"]
+__all__ = ["ITERATIONS", "Seals", "Source", "as_seals", "digest", "new_salt", "seal", "seal_many"]
