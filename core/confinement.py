@@ -88,12 +88,6 @@ def file_problems(root: Path, journal_ids: Iterable[tuple[int, object]] = ()) ->
             found.append(_bad_id(f"{META_DIR}/journal.jsonl", line, entry_id, "not undone"))
     found += _conflict_problems(meta / "conflicts", root)
     found += _state_problems(meta / "memory_md.json", root)
-    from memdesk.core.memfiles.confine import refused_files
-
-    for where, why in refused_files(root, meta):
-        found.append(
-            _problem(where, why, "unsafe-path" if where.startswith(META_DIR) else "symlink")
-        )
     return found
 
 

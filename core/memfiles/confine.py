@@ -13,6 +13,7 @@ symbolic link to a file or folder outside it, and a manifest under `.memdesk/fil
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -69,7 +70,7 @@ def refused_files(root: Path, meta_dir: Path) -> list[tuple[str, str]]:
     (or `memory/`) linked out of the working directory, and each manifest naming a path
     that is not absolute, climbs into `.memdesk/` or `.git/`, or links out. (A manifest
     naming a file outside that was not adopted here is doctor's "untrusted" finding.)"""
-    from memdesk.core.memfiles.manifest import files_dir, read_manifest
+    from memdesk.core.memfiles.manifest import files_dir
 
     found: list[tuple[str, str]] = []
     # MEMORY.md linked out is already a finding of core/confinement.py.
@@ -85,16 +86,25 @@ def refused_files(root: Path, meta_dir: Path) -> list[tuple[str, str]]:
     if leaves(manifests, root) is not None or not manifests.is_dir():
         return found
     for path in sorted(manifests.glob("*.json")):
-        manifest = None if leaves(path, root) else read_manifest(path)
-        if manifest is None:
+        value = None if leaves(path, root) else _named_path(path)
+        if value is None:
             continue
-        value = manifest.path
         if os.path.isabs(value) and under(value, root) is None:
             continue  # outside: adopted here, or doctor's "untrusted" finding
         why = manifest_refusal(value, root)
         if why:
             found.append((path.relative_to(root).as_posix(), f"names {why}"))
     return found
+
+
+def _named_path(manifest: Path) -> str | None:
+    """The `"path"` a manifest names (its lines are not unsealed: only the name is needed)."""
+    try:
+        data = json.loads(manifest.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get("path") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
 
 
 __all__ = [
