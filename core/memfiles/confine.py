@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 from memdesk.core.memfiles.outside import refusal as outside_refusal
-from memdesk.core.safepath import leaves
+from memdesk.core.safepath import is_inside, leaves
 
 # Names in the working directory that agents read as memory (discover.py adds `memory/`).
 AGENT_FILES: tuple[str, ...] = (
@@ -45,8 +45,9 @@ def link_refusal(path: Path | str, root: Path | str) -> str | None:
     """Why a memory file under the working directory may not be adopted or read: it leads
     out of it through a symbolic link (None when it stays inside, or is written outside
     it: a file a person typed, such as an agent's memory in the home folder)."""
-    if under(path, root) is None:
-        return None
+    parent = os.path.dirname(os.path.abspath(path))
+    if under(path, root) is None and not is_inside(parent, root):
+        return None  # (the folder checked resolved too: a root reached through a link)
     why = leaves(path, root)
     return f"{path}: {why}; not adopted, read or written" if why else None
 
