@@ -120,3 +120,26 @@ def test_init_adopting_an_existing_memory_md_keeps_its_secrets_out(tmp_path: Pat
     store.ingest_memory_md()
     assert (tmp_path / "MEMORY.md").read_text("utf-8") == text
     _assert_kept_out(tmp_path, TOKEN, AWS)
+
+
+def test_doctor_names_a_manifest_that_keeps_a_secret_as_it_is(tmp_path: Path) -> None:
+    import json
+
+    from memdesk.core.doctor import examine
+    from memdesk.core.memfiles.manifest import files_dir
+
+    path = tmp_path / "CLAUDE.md"
+    path.write_text(f"- ci authenticates with {TOKEN}\n- uses pnpm\n", "utf-8")
+    store = Store.init(tmp_path)
+    adopt(store, path)
+    assert not [f for f in examine(tmp_path).findings if f.kind == "secret"]
+    (manifest,) = files_dir(store.meta_dir).glob("*.json")
+    data = json.loads(manifest.read_text("utf-8"))
+    data["blocks"][0]["raw"] = path.read_text("utf-8").splitlines(keepends=True)[0]
+    manifest.write_text(json.dumps(data), "utf-8")  # as written before sealing
+    (finding,) = [f for f in examine(tmp_path).findings if f.kind == "secret"]
+    assert finding.path.endswith(manifest.name) and "github-token" in finding.message
+    assert TOKEN not in str(finding)
+    store.render_memory_md()  # seals it again
+    assert TOKEN not in manifest.read_text("utf-8")
+    assert path.read_text("utf-8").startswith(f"- ci authenticates with {TOKEN}\n")
