@@ -46,11 +46,18 @@ def run_adopt(args: argparse.Namespace, ctx: CliContext) -> int:
             raise UserError(str(exc)) from exc
         found = discover(store.root, store.meta_dir, settings)
         if args.all:
-            return _adopt_all(ctx, store, [f for f in found if not f.managed], args.json)
+            for item in found:
+                if item.refused:  # one line each, and the rest is adopted
+                    print(f"memdesk: {item.refused}", file=sys.stderr)
+            wanted = [f for f in found if not f.managed and not f.refused]
+            return _adopt_all(ctx, store, wanted, args.json)
         if args.json:
             ctx.print_json([f.to_json() for f in found])
         else:
             for item in found:
+                if item.refused:
+                    print(f"refused: {item.refused}")
+                    continue
                 state = "managed" if item.managed else "not adopted"
                 print(f"{item.path}  {item.format}  {state}")
             if not found:
@@ -102,6 +109,9 @@ def run_files(args: argparse.Namespace, ctx: CliContext) -> int:
         print("no managed memory files; `memdesk adopt --discover` lists candidates")
         return 0
     for s in statuses:
+        if s.refused:
+            print(f"{s.shown_path}  {s.format}  refused: {s.refused}")
+            continue
         print(
             f"{s.shown_path}  {s.format}  {s.entries} entries, {len(s.candidates)} waiting, "
             f"{s.lines} lines, {s.bytes} bytes, loads {s.limit}"

@@ -20,6 +20,7 @@ What it looks for:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -32,7 +33,7 @@ from memdesk.core.confinement import MEMORY_FILE, META_DIR, layout_problems
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
 from memdesk.core.guard import SUSPICIOUS, meaning_status, redact_text
-from memdesk.core.safepath import is_inside, shown
+from memdesk.core.safepath import is_inside, leaves, shown
 from memdesk.core.trust import TrustError, is_allowed, refusal, requests
 
 # Local, unshared content: raw transcripts, conflict texts, retired copies of MEMORY.md,
@@ -98,6 +99,7 @@ def examine(root: Path | str) -> Report:
     found += _readable_by_others(root)
     found += _entry_secrets(store.entries(), root / META_DIR / "entries", root)
     found += _journal_secrets(store)
+    found += _manifest_secrets(root)
     found += _unflagged_injections(store.entries(), root / META_DIR / "entries", root)
     found += _screening_notes()
     return report
@@ -169,6 +171,8 @@ def _untrusted(store: Any) -> list[Finding]:
     from memdesk.core.memfiles.outside import refusal as outside_refusal
 
     for manifest in all_manifests(store.meta_dir):
+        if not os.path.isabs(manifest.path):
+            continue  # a finding of `store.problems` (memfiles/confine.py)
         refused = outside_refusal(manifest.file, store.root)
         if refused:
             out.append(Finding("untrusted", f"{META_DIR}/files", refused))
@@ -294,6 +298,39 @@ def _journal_secrets(store: Any) -> list[Finding]:
             line=min(lines),
         )
     ]
+
+
+def _manifest_secrets(root: Path) -> list[Finding]:
+    """A manifest written before memdesk sealed secret lines (memfiles/seal.py), or one a
+    branch brought, may keep an adopted file's secrets as they are."""
+    out: list[Finding] = []
+    folder = root / META_DIR / "files"
+    if leaves(folder, root) is not None or not folder.is_dir():
+        return out
+    for path in sorted(folder.glob("*.json")):
+        try:
+            data = json.loads(path.read_text("utf-8")) if leaves(path, root) is None else None
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        blocks = [b for b in data.get("blocks") or [] if isinstance(b, dict)]
+        texts = [str(data.get("rendered") or "")]
+        texts += [str(b.get("raw") or "") for b in blocks]
+        texts += [str(b.get("summary") or "") for b in blocks]
+        texts += [str(f) for b in blocks for f in b.get("facts") or []]
+        kinds = _kinds_in([t for t in texts if t])
+        if kinds:
+            out.append(
+                Finding(
+                    "secret",
+                    shown(path, root),
+                    f"keeps what looks like a secret ({', '.join(kinds)}) as it is; the next "
+                    "`memdesk render` seals it while the file exists; rotate the secret if "
+                    "the manifest was pushed",
+                )
+            )
+    return out
 
 
 __all__ = ["PRIVATE", "Finding", "Report", "examine"]

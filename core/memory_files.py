@@ -37,6 +37,7 @@ class UnknownMemoryFile(KeyError):
 
 def managed_files(store: _HasMemoryFile) -> list[ManagedFile]:
     """Every memory file memdesk renders or adopts in this working directory."""
+    from memdesk.core.memfiles.confine import manifest_refusal
     from memdesk.core.memfiles.manifest import all_manifests, manifest_path
 
     path = Path(store.memory_file.path)
@@ -49,7 +50,7 @@ def managed_files(store: _HasMemoryFile) -> list[ManagedFile]:
     ]
     for manifest in all_manifests(store.meta_dir):
         file = manifest.file
-        if any(f.path == file for f in found):
+        if any(f.path == file for f in found) or manifest_refusal(manifest.path, store.root):
             continue
         try:
             name = file.relative_to(store.root).as_posix()

@@ -42,7 +42,7 @@ from typing import Protocol
 
 from memdesk.core.atomic import atomic_write_bytes, atomic_write_text
 from memdesk.core.entry import normalise_text, text_hash
-from memdesk.core.memory_md_secrets import mark_multiline_secrets, scrub_kind, scrubbed_line
+from memdesk.core.memory_md_secrets import mark_multiline_secrets, scrub_file, scrub_kind
 from memdesk.core.own_writes import (
     NO_FINGERPRINT,
     Fingerprint,
@@ -262,26 +262,10 @@ class MemoryFile:
         while byte offsets (and appenders holding the file open) stay valid."""
         done = 0
         for line in lines:
-            kind = scrub_kind(line.text)
             if line.path is None or not line.raw:
                 continue
-            with contextlib.suppress(OSError), open(line.path, "r+b") as handle:
-                # Every copy of the line (a repeated line was read once), wherever the
-                # file has it now.
-                data = handle.read()
-                at = data.find(line.raw)
-                while at >= 0:
-                    end = at + len(line.raw)
-                    if (at == 0 or data[at - 1 : at] == b"\n") and data[end : end + 1] in (
-                        b"\n",
-                        b"\r",
-                    ):
-                        handle.seek(at)
-                        handle.write(scrubbed_line(len(line.raw), kind))
-                        done += 1
-                    at = data.find(line.raw, end)
-                handle.flush()
-                os.fsync(handle.fileno())
+            with contextlib.suppress(OSError):
+                done += scrub_file(line.path, line.raw, scrub_kind(line.text))
         return done
 
     @staticmethod

@@ -3,6 +3,7 @@ lines belong to a secret spanning lines (a key block appended line by line)."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,6 +37,41 @@ def scrubbed_line(length: int, kind: str) -> bytes:
     if length >= 7:
         return ("<!--" + " " * (length - 7) + "-->").encode("ascii")
     return b" " * length
+
+
+def scrub_file(path: Path, raw: bytes, kind: str) -> int:
+    """Overwrite every whole-line copy of `raw` in `path` by a comment of the same length;
+    how many. In place (byte offsets and appenders holding the file open stay valid),
+    except when the file has another name (a hard link, which a tar or a copy can bring
+    from outside the working directory): then the scrubbed text goes to a new inode by
+    atomic replace, and the other name keeps what it had."""
+    from memdesk.core.atomic import atomic_write_bytes
+
+    with open(path, "r+b") as handle:
+        data = handle.read()
+        spots: list[int] = []
+        at = data.find(raw)
+        while at >= 0:
+            end = at + len(raw)
+            if (at == 0 or data[at - 1 : at] == b"\n") and data[end : end + 1] in (b"\n", b"\r"):
+                spots.append(at)
+            at = data.find(raw, end)
+        if not spots:
+            return 0
+        line = scrubbed_line(len(raw), kind)
+        if os.fstat(handle.fileno()).st_nlink > 1:
+            scrubbed = bytearray(data)
+            for at in spots:
+                scrubbed[at : at + len(raw)] = line
+            handle.close()
+            atomic_write_bytes(path, bytes(scrubbed))
+            return len(spots)
+        for at in spots:
+            handle.seek(at)
+            handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return len(spots)
 
 
 def scrub_kind(text: str) -> str:
@@ -87,11 +123,18 @@ def mark_multiline_secrets(found: Sequence[SecretCandidate]) -> None:
     # memory_md imports this module; its line splitter is asked for at call time.
     from memdesk.core.memory_md import split_lines
 
+    # Every new line of a file with a fragment is a candidate: a key's last body line is
+    # short and looks like any word, yet belongs to the key.
     by_path: dict[Path, dict[int, SecretCandidate]] = {}
+    fragments: set[Path] = set()
     for line in found:
-        if line.path is not None and _FRAGMENT.search(line.text):
+        if line.path is not None:
             by_path.setdefault(line.path, {})[line.offset] = line
+            if _FRAGMENT.search(line.text):
+                fragments.add(line.path)
     for path, lines in by_path.items():
+        if path not in fragments:
+            continue
         try:
             data = path.read_bytes()
         except OSError:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Self
 
 from memdesk.core.entry import Entry
-from memdesk.core.entry_files import is_within
+from memdesk.core.entry_files import Problem, is_within
 from memdesk.core.memory_md import MemoryFile
 from memdesk.core.memory_render import (
     MANAGED_ORIGIN,
@@ -67,6 +67,19 @@ class Store(EntryStore):
     @auto_render.setter
     def auto_render(self, value: bool) -> None:
         self.memory_render.enabled = value
+
+    @property
+    def problems(self) -> list[Problem]:
+        """The entry store's problems (`EntryStore.problems`), plus agents' memory files
+        linked out of the working directory and manifests naming a path memdesk refuses
+        (`memfiles/confine.py`)."""
+        from memdesk.core.memfiles.confine import refused_files
+
+        found = super().problems
+        for where, why in refused_files(self.root, self.meta_dir):
+            kind = "unsafe-path" if where.startswith(META_DIR) else "symlink"
+            found.append(Problem(where, None, why, kind))
+        return sorted(found, key=lambda p: (p.path, p.line or 0))
 
     def ingest_memory_md(self) -> list[Entry]:
         """Turn lines others added to MEMORY.md (and to managed memory files) into

@@ -15,17 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdesk.core.memfiles import claude_auto_memory, codex_memories
+from memdesk.core.memfiles.confine import AGENT_FILES, MEMORY_FOLDER, link_refusal
 from memdesk.core.memfiles.formats import detect_format
 from memdesk.core.memfiles.manifest import is_managed
 from memdesk.core.memfiles.settings import memfiles_settings
 
-ROOT_FILES: tuple[str, ...] = (
-    "CLAUDE.md",
-    "CLAUDE.local.md",
-    "AGENTS.md",
-    "GEMINI.md",
-    "MEMORY.md",
-)
+ROOT_FILES = AGENT_FILES
 
 
 @dataclass
@@ -33,9 +28,17 @@ class Found:
     path: Path
     format: str
     managed: bool
+    refused: str = ""  # why it is not adopted (a symbolic link out of the directory)
 
     def to_json(self) -> dict[str, object]:
-        return {"path": str(self.path), "format": self.format, "managed": self.managed}
+        out: dict[str, object] = {
+            "path": str(self.path),
+            "format": self.format,
+            "managed": self.managed,
+        }
+        if self.refused:
+            out["refused"] = self.refused
+        return out
 
 
 def claude_project_dir(root: Path, claude_dir: Path) -> Path:
@@ -55,14 +58,23 @@ def discover(root: Path, meta_dir: Path, settings: Mapping[str, object]) -> list
     root = root.absolute()
     claude, codex = home_dirs(settings)
     paths: list[tuple[Path, str]] = [(root / name, "") for name in ROOT_FILES]
-    paths += [(p, "") for p in sorted((root / "memory").glob("*.md"))]
+    found: list[Found] = []
+    folder = root / MEMORY_FOLDER
+    refused = link_refusal(folder, root)
+    if refused:  # not listed either: its names are someone else's
+        found.append(Found(folder, "", False, refused))
+    else:
+        paths += [(p, "") for p in sorted(folder.glob("*.md"))]
     auto = claude_project_dir(root, claude) / "memory"
     for path in sorted(auto.glob("*.md"), key=lambda p: (p.name != "MEMORY.md", p.name)):
         fmt = claude_auto_memory.FORMAT if path.name == "MEMORY.md" else claude_auto_memory.TOPIC
         paths.append((path, fmt.name))
     paths += [(p, codex_memories.FORMAT.name) for p in sorted((codex / "memories").glob("*.md"))]
-    found: list[Found] = []
     for path, fmt_name in paths:
+        refused = link_refusal(path, root)
+        if refused:
+            found.append(Found(path, fmt_name, False, refused))
+            continue
         if not path.is_file():
             continue
         if not fmt_name:

@@ -51,7 +51,7 @@ def block_entry(
     kind: str = "project",
 ) -> Entry:
     """The entry a fact block becomes: first line the summary, the rest its facts."""
-    lines = fact_lines(block)
+    lines = joined_secrets(fact_lines(block))
     first = line or block.start
     last = first + len(block.lines) - 1
     locator = f"{where}:{first}" if last == first else f"{where}:{first}-{last}"
@@ -64,6 +64,32 @@ def block_entry(
         kind=kind,
         source=Source(origin=MANAGED_ORIGIN, timestamp=stamp, locator=locator),
     )
+
+
+def joined_secrets(lines: list[str]) -> list[str]:
+    """`lines` with each run of lines that only together hold a secret (a PEM key block
+    under a bullet, `password:` with the value on the next line) redacted as one text:
+    the guard screens an entry's facts one by one, where a key's body lines look like
+    any other text."""
+    from memdesk.core.guard import multiline_secret_lines, redact_text
+
+    hit = multiline_secret_lines(lines)
+    if not hit:
+        return lines
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if i not in hit:
+            out.append(lines[i])
+            i += 1
+            continue
+        end = i
+        while end in hit:
+            end += 1
+        redacted = redact_text("\n".join(lines[i:end]))[0]
+        out.extend(line for line in redacted.split("\n") if line.strip())
+        i = end
+    return out or ["[REDACTED:secret]"]
 
 
 def scope_of(path: Path) -> str:

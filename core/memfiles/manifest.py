@@ -6,6 +6,10 @@ was written for (an entry whose summary or facts differ since was edited: its bl
 written again). `rendered` is the file's text as memdesk last wrote or adopted it, and
 `owners` says which block each of its lines came from, so lines an agent added later
 are found by a line diff and placed where the agent put them.
+
+On disk, no line holding a secret is kept as it is: `seal.py` replaces it by its
+redacted form and a digest, and reading the manifest takes the line back from the
+managed file itself (when the file may be read here and still has it).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.atomic import atomic_write_text
+from memdesk.core.memfiles.seal import Source, as_seals, new_salt, seal, seal_many
 from memdesk.core.own_writes import NO_FINGERPRINT, Fingerprint, as_fingerprint
 
 FILES_DIR = "files"
@@ -51,6 +56,7 @@ class Manifest:
     # The file as memdesk last wrote or read it whole: a watcher's report of that is
     # memdesk's own write (core/own_writes.py).
     written: Fingerprint = NO_FINGERPRINT
+    salt: str = ""  # of the digests of sealed lines (seal.py)
 
     @property
     def file(self) -> Path:
@@ -64,14 +70,34 @@ class Manifest:
         return [b.entry_id for b in self.blocks if b.entry_id]
 
     def to_json(self) -> dict[str, object]:
+        """As saved: every line holding a secret sealed (see the module doc)."""
         data = asdict(self)
+        salt = self.salt or new_salt()
+        sealed = False
+        blocks = data["blocks"]
+        for block, (raw, seals) in zip(
+            blocks, seal_many([b["raw"] for b in blocks], salt), strict=True
+        ):
+            block["raw"] = raw
+            if seals:
+                block["sealed"], sealed = seals, True
+        data["rendered"], seals = seal(self.rendered, salt)
+        if seals:
+            data["rendered_sealed"], sealed = seals, True
+        if sealed:
+            self.salt = data["salt"] = salt
+        elif not self.salt:
+            del data["salt"]
         data["version"] = MANIFEST_VERSION
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Manifest:
         """From the parsed JSON of a manifest file (its values still unchecked)."""
-        blocks = [ManagedBlock(**b) for b in data.get("blocks", [])]
+        blocks = [
+            ManagedBlock(**{k: v for k, v in b.items() if k != "sealed"})
+            for b in data.get("blocks", [])
+        ]
         return cls(
             path=str(data["path"]),
             format=str(data.get("format", "markdown")),
@@ -82,6 +108,7 @@ class Manifest:
             retired={str(k): int(v) for k, v in dict(data.get("retired", {})).items()},
             adopted=str(data.get("adopted", "")),
             written=as_fingerprint(data.get("written")),
+            salt=str(data.get("salt", "")),
         )
 
 
@@ -116,9 +143,33 @@ def load_manifest(meta_dir: Path, file: Path) -> Manifest | None:
 
 def read_manifest(path: Path) -> Manifest | None:
     try:
-        return Manifest.from_json(json.loads(path.read_text("utf-8")))
+        data = json.loads(path.read_text("utf-8"))
+        manifest = Manifest.from_json(data)
+        block_seals = [as_seals(b.get("sealed")) for b in data.get("blocks", [])]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+    rendered_seals = as_seals(data.get("rendered_sealed"))
+    if any(block_seals) or rendered_seals:
+        source = _sealed_source(manifest, path)
+        if source is not None:
+            for block, seals in zip(manifest.blocks, block_seals, strict=False):
+                block.raw = source.unseal(block.raw, seals)
+            manifest.rendered = source.unseal(manifest.rendered, rendered_seals)
+    return manifest
+
+
+def _sealed_source(manifest: Manifest, path: Path) -> Source | None:
+    """The managed file's secret lines by digest, when it may be read here."""
+    from memdesk.core.memfiles.confine import manifest_refusal
+
+    root = path.parent.parent.parent  # <root>/.memdesk/files/<name>.json
+    if manifest_refusal(manifest.path, root):
+        return None
+    try:
+        text = manifest.file.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+    return Source(text, manifest.salt)
 
 
 def save_manifest(meta_dir: Path, manifest: Manifest) -> Path:

@@ -38,7 +38,11 @@ def record_adoption(root: Path | str, path: Path | str) -> None:
 def outside_requests(meta_dir: Path, root: Path | str) -> list[Request]:
     """One request per managed file outside the working directory (for `memdesk trust`,
     which allows exactly what it lists, and `memdesk doctor`)."""
-    return [file_request(m.file) for m in all_manifests(meta_dir) if is_outside(m.file, root)]
+    return [
+        file_request(m.file)
+        for m in all_manifests(meta_dir)
+        if os.path.isabs(m.path) and is_outside(m.file, root)  # relative: never allowed
+    ]
 
 
 def refusal(path: Path | str, root: Path | str) -> str | None:

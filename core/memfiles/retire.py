@@ -88,6 +88,32 @@ def drain(meta_dir: Path, manifest: Manifest) -> tuple[str, list[str]]:
     return "".join(texts), drained
 
 
+def release_idle(meta_dir: Path, manifest: Manifest) -> list[str]:
+    """Names of retired links nobody holds open and nobody wrote to since they were read:
+    no one can append to them any more, so they go now rather than at the next sync (a
+    retired link is the agent's old file, secrets and all). Delete them (`forget`) after
+    the manifest that no longer names them is saved. Where open files cannot be known,
+    the links wait for `drain`."""
+    if not manifest.retired:
+        return []
+    holders = open_inodes()
+    if holders is None:
+        return []
+    released: list[str] = []
+    for name, consumed in list(manifest.retired.items()):
+        path = retired_link(meta_dir, name)
+        try:
+            if path is None:
+                continue
+            st = os.stat(path)
+        except OSError:
+            continue
+        if st.st_size == consumed and (st.st_dev, st.st_ino) not in holders:
+            del manifest.retired[name]
+            released.append(name)
+    return released
+
+
 def forget(meta_dir: Path, names: list[str]) -> None:
     for name in names:
         path = retired_link(meta_dir, name)

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memdesk.core.entry import Entry
+from memdesk.core.memfiles.confine import manifest_refusal
 from memdesk.core.memfiles.entries import display_path
 from memdesk.core.memfiles.limits import Cut, cut_of, format_of, pushed_past
 from memdesk.core.memfiles.manifest import Manifest, all_manifests
@@ -28,11 +29,14 @@ class FileStatus:
     cut: Cut  # of the file as memdesk renders it
     pushes: dict[str, list[str]] = field(default_factory=dict)  # candidate -> pushed out
     missing: bool = False  # someone removed the file
+    refused: str = ""  # why the file is not read here (a path a cloned repository named)
 
     @property
     def warning(self) -> str:
         """One line for a person, "" when all is loaded and no approval changes that."""
         parts: list[str] = []
+        if self.refused:
+            return self.refused
         if self.missing:
             return "the file is missing; memdesk does not write it again by itself"
         if self.cut.over:
@@ -58,6 +62,7 @@ class FileStatus:
             **self.cut.to_json(),
             "approval_pushes_past_cut": {k: v for k, v in self.pushes.items() if v},
             "missing": self.missing,
+            "refused": self.refused,
             "warning": self.warning,
         }
 
@@ -70,7 +75,9 @@ def file_status(
     rendered = render_file(view, entries, gate)
     ids = manifest.entry_ids()
     waiting = [i for i in ids if i in entries and entries[i].status == "candidate"]
-    lines, size = file_stat(manifest.file)
+    refused = manifest_refusal(manifest.path, store.root) or ""
+    # A refused path is not even looked at (its size says something of someone's file).
+    lines, size = (0, 0) if refused else file_stat(manifest.file)
     cut = cut_of(view, rendered)
     return FileStatus(
         path=manifest.path,
@@ -84,7 +91,8 @@ def file_status(
         limit=fmt.limit_text(),
         cut=cut,
         pushes={i: pushed_past(manifest, entries, gate, i, cut) for i in waiting},
-        missing=not manifest.file.exists(),
+        missing=not refused and not manifest.file.exists(),
+        refused=refused,
     )
 
 

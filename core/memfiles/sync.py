@@ -21,6 +21,7 @@ from memdesk.core.atomic import atomic_write_bytes
 from memdesk.core.entry import Entry, now, text_hash
 from memdesk.core.memfiles.appends import Addition, complete_text, find_additions
 from memdesk.core.memfiles.blocks import Block, parse_blocks
+from memdesk.core.memfiles.confine import manifest_refusal
 from memdesk.core.memfiles.entries import block_entry, display_path, scope_of
 from memdesk.core.memfiles.manifest import (
     ManagedBlock,
@@ -28,12 +29,10 @@ from memdesk.core.memfiles.manifest import (
     all_manifests,
     save_manifest,
 )
-from memdesk.core.memfiles.outside import refusal as outside_refusal
 from memdesk.core.memfiles.render import render_file
-from memdesk.core.memfiles.retire import drain, forget, retire
+from memdesk.core.memfiles.retire import drain, forget, release_idle, retire
 from memdesk.core.memfiles.settings import memfiles_settings
 from memdesk.core.own_writes import fingerprint, read_with_fingerprint
-from memdesk.core.safepath import leaves
 from memdesk.core.store import GuardRefused, Store
 
 DEFAULT_GATE = "hold"
@@ -73,15 +72,12 @@ def sync_all(store: Store) -> list[SyncResult]:
 def sync_file(store: Store, manifest: Manifest, gate: str, *, order: bool = False) -> SyncResult:
     path = manifest.file
     result = SyncResult(str(path))
-    outside = confined_leaves(path, store.root)
-    if outside:
+    refused = manifest_refusal(manifest.path, store.root)
+    if refused:
         # A managed file in the working directory that now links elsewhere (a pulled
-        # branch can make one) is someone else's file: not read, not written.
-        result.refused = f"{path}: {outside}; not read or written"
-        return result
-    untrusted = outside_refusal(path, store.root)
-    if untrusted:
-        result.refused = untrusted  # a path a cloned repository may have named
+        # branch can make one), or a path a cloned repository's manifest names: someone
+        # else's file, not read, not written.
+        result.refused = refused
         return result
     try:
         data, seen = read_with_fingerprint(path)
@@ -115,16 +111,10 @@ def sync_file(store: Store, manifest: Manifest, gate: str, *, order: bool = Fals
         result.written = True
     manifest.written = seen
     manifest.rendered, manifest.owners = rendered.text, rendered.owners
+    drained += release_idle(store.meta_dir, manifest)
     save_manifest(store.meta_dir, manifest)
     forget(store.meta_dir, drained)
     return result
-
-
-def confined_leaves(path: Path, root: Path) -> str | None:
-    """Why a managed file under the working directory leads out of it (None when it
-    does not). A file adopted from outside it (an agent's home folder) was chosen by a
-    person, and stays where it is."""
-    return leaves(path, root) if path.is_relative_to(root) else None
 
 
 def _late_addition(manifest: Manifest, text: str) -> Addition:

@@ -103,3 +103,23 @@ def test_adopt_discover_and_render_order(tmp_path: Path, cli, monkeypatch) -> No
     ordered = cli("--dir", str(tmp_path), "render", "--order")
     assert ordered.returncode == 0, ordered.stderr
     assert (tmp_path / "AGENTS.md").read_text("utf-8") == "- rule one\n"
+
+
+def test_discover_names_each_link_out_in_one_line_and_adopts_the_rest(tmp_path: Path, cli) -> None:
+    root, outside = tmp_path / "proj", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "notes.md").write_text("- aws_secret_access_key = x\n", "utf-8")
+    assert cli("--dir", str(root), "init").returncode == 0
+    (root / "CLAUDE.md").symlink_to(outside / "notes.md")
+    (root / "AGENTS.md").write_text("- uses pnpm\n", "utf-8")
+    listed = cli("--dir", str(root), "adopt", "--discover")
+    (line,) = [x for x in listed.stdout.splitlines() if "CLAUDE.md" in x]
+    assert line.startswith("refused: ") and "outside the working directory" in line
+    adopted = cli("--dir", str(root), "adopt", "--discover", "--all")
+    assert adopted.returncode == 0
+    assert "AGENTS.md" in adopted.stdout and "CLAUDE.md" not in adopted.stdout
+    (refusal,) = adopted.stderr.splitlines()
+    assert "CLAUDE.md" in refusal and "not adopted" in refusal
+    problems = cli("--dir", str(root), "problems")
+    assert "CLAUDE.md: is a symbolic link to" in problems.stdout
