@@ -27,16 +27,16 @@ from memdesk.core.store import Store, StoreError
 from memdesk.tui.actions import DeskAction, app_actions, bindings_for
 from memdesk.tui.commands import DeskCommands, open_palette
 from memdesk.tui.keymap import load_keymap
+from memdesk.tui.messages import FilesChanged, IndexProgress, WriteDone
 from memdesk.tui.screens.live import StoreChanged
 from memdesk.tui.services import Services
 from memdesk.tui.watcher import Watcher
 from memdesk.tui.widgets import display_dir, header_content
-from memdesk.tui.write_queue import Outcome, WriteQueue
+from memdesk.tui.write_queue import WriteQueue
 from textual import work
 from textual.app import App
 from textual.binding import BindingType
 from textual.content import Content
-from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -52,34 +52,6 @@ SCREENS: dict[str, tuple[str, str]] = {
 }
 # Desk keys are off while a dialog is open (a `q` in the picker must not quit).
 DESK_ACTIONS = app_actions()
-
-
-class FilesChanged(Message):
-    """The watcher saw a burst of relevant file changes."""
-
-    def __init__(self, changes: WatchedChanges) -> None:
-        super().__init__()
-        self.changes = changes
-
-
-class IndexProgress(Message):
-    """Progress of index building: done/total embeddings, or a new stage label;
-    done < 0 means finished."""
-
-    def __init__(self, done: int, total: int, label: str | None = None) -> None:
-        super().__init__()
-        self.done = done
-        self.total = total
-        self.label = label
-
-
-class WriteDone(Message):
-    """A store write queued with `MemdeskApp.write` finished (or failed)."""
-
-    def __init__(self, outcome: Outcome, then: Callable[[Any], None] | None) -> None:
-        super().__init__()
-        self.outcome = outcome
-        self.then = then
 
 
 class MemdeskApp(App[int]):
@@ -153,7 +125,11 @@ class MemdeskApp(App[int]):
     def _start_background(self) -> None:
         """After the queue first shows its rows: the work that would compete with the
         first read of the entries (for the store's lock, the GIL and the 2 cores of a
-        small machine) if it started with it."""
+        small machine) if it started with it. A big store's first look built only the
+        candidates: the full read comes first."""
+        if not self.services.loaded:
+            self.read_everything()
+            return
         if self.watch_files:
             # Lines agents appended while the desk was closed join the queue now.
             self.ingest_changes(WatchedChanges(memory_md=True), catch_up=True)
@@ -171,10 +147,27 @@ class MemdeskApp(App[int]):
 
     @work(thread=True, exit_on_error=False, group="load")
     def load_entries(self) -> None:
-        """The first read of every entry file, off the UI thread (slow for big stores)."""
+        """The first look at the entry files, off the UI thread: the queue's rows and
+        the counts (a big store's other entries are read by `read_everything`)."""
         generation = self.services.generation
-        counts = self.services.counts()
+        counts = self.services.first_look()
         self.call_from_thread(self._show_counts, counts, generation)
+
+    @work(thread=True, exit_on_error=False, group="load")
+    def read_everything(self) -> None:
+        """The full read after a first look (it only reads: quitting leaves it behind)."""
+        from memdesk.core.abandon import Abandoned, run_abandonable
+
+        worker = get_current_worker()
+        try:
+            run_abandonable(self.services.entries, lambda: worker.is_cancelled)
+        except Abandoned:
+            return
+        self.call_from_thread(self._everything_read)
+
+    def _everything_read(self) -> None:
+        self.changed()  # counts from every entry (and the cyclic GC's freeze, see below)
+        self._start_background()
 
     def _stop_watching(self) -> None:
         if self.watcher is not None:
@@ -276,7 +269,7 @@ class MemdeskApp(App[int]):
     def _show_counts(self, counts: dict[str, int], generation: int) -> None:
         if generation < self._shown_generation:
             return  # a slower worker finished after a newer count was shown
-        if not self._gc_frozen:
+        if not self._gc_frozen and self.services.loaded:
             # The entries just read live as long as the desk: the cyclic GC need not
             # walk them in every full collection (at 10k entries such a pause took
             # ≈ 100 ms, often in the middle of showing an agent's append). Handed

@@ -69,6 +69,9 @@ class Services:
     # for the generation it was worked out at.
     _load_warnings: tuple[int, dict[str, str]] | None = field(default=None, repr=False)
     _settings_file: SettingsFile | None = field(default=None, repr=False)
+    # The first look at a big store (core/first_look.py) and the generation it was taken
+    # at: the queue's rows and the header counts until the full read is done.
+    _first: tuple[int, Any] | None = field(default=None, repr=False)
 
     # -- settings ------------------------------------------------------------------
     @property
@@ -82,6 +85,29 @@ class Services:
     @property
     def loaded(self) -> bool:
         return self._cache is not None
+
+    @property
+    def ready(self) -> bool:
+        """The queue can show its rows: every entry was read, or the first look is
+        current (nothing changed since)."""
+        first = self._first
+        return self._cache is not None or (first is not None and first[0] == self._generation)
+
+    def first_look(self) -> dict[str, int]:
+        """The header counts, and the candidates for `candidates`, without building every
+        entry of a big store (blocking: call in a worker; `entries` does the full read
+        later). A store the snapshot does not cover is read whole here (as cheap)."""
+        from memdesk.core.first_look import first_look
+
+        with self.lock:
+            if self._cache is None:
+                generation = self._generation
+                look = first_look(self.store, self.today())
+                self._marker_ids = look.marker_ids
+                if not look.complete:
+                    self._first = (generation, look)
+                    return {**look.counts, "conflicts": self.conflict_count()}
+        return self.counts()
 
     @property
     def generation(self) -> int:
@@ -104,6 +130,7 @@ class Services:
                 t0 = time.perf_counter()
                 self._dirty.clear()
                 self._cache = {e.id: e for e in self.store.entries()}
+                self._first = None
                 self.timings["load"] = time.perf_counter() - t0
                 previous = None
             reread: dict[str, Entry | None] = {}  # id -> the entry before
@@ -166,6 +193,8 @@ class Services:
         cached = self._load_warnings
         if cached is not None and cached[0] == self._generation:
             return cached[1]
+        if self._cache is None and self._first is not None:
+            return {}  # before the full read (the refresh after it brings them)
         from memdesk.core.memfiles.status import approval_warnings
 
         generation = self._generation
@@ -177,6 +206,9 @@ class Services:
 
     def candidates(self) -> list[Entry]:
         """Candidates in order of arrival (created, then id)."""
+        first = self._first
+        if self._cache is None and first is not None and first[0] == self._generation:
+            return list(first[1].candidates)  # the full read is still to come
         return [e for e in self.entries() if e.status == "candidate"]
 
     def conflict_count(self) -> int:

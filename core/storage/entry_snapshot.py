@@ -119,6 +119,24 @@ class EntrySnapshot:
         self.hits += 1
         return entry
 
+    def peek(self, name: str, st: os.stat_result) -> tuple[str, str | None] | None:
+        """(status, valid_until) of what the unchanged file `name` held, without building
+        its entry; None when the snapshot cannot say (the file is then read)."""
+        record = self._records.get(name)
+        if record is None or record[0] != file_key(st):
+            return None
+        values = record[1]
+        status, valid_until = values[4], values[10]
+        if (
+            type(status) is not str
+            or status not in _STATUSES
+            or not (valid_until is None or type(valid_until) is str)
+            or type(values[0]) is not str
+            or values[0] + ".toml" != name
+        ):
+            return None
+        return status, valid_until
+
     def load(self) -> None:
         """Read the snapshot file (once). Records learned before stay: they are newer."""
         if self._loaded or not SUPPORTED:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdesk.core.entry import Entry
@@ -29,6 +30,17 @@ CachedFile = tuple[int, int, Entry | Problem]
 def file_key(st: os.stat_result) -> tuple[int, int]:
     """Changes whenever the file does: every write is a rename, so a new inode too."""
     return (st.st_ino, st.st_mtime_ns * 1_000_003 + st.st_size)
+
+
+@dataclass
+class Glance:
+    """What `EntryFileCache.glance` saw: the entries asked for, (status, valid_until as
+    ISO text) of every entry, and the files that hold no entry."""
+
+    entries: list[Entry] = field(default_factory=list)
+    shape: list[tuple[str, str | None]] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    unread: int = 0  # entries left unbuilt (0: every entry is now cached)
 
 
 class EntryFileCache:
@@ -91,6 +103,51 @@ class EntryFileCache:
                 self.remember(name, None)
         if self.snapshot is not None:
             self.snapshot.settle(seen, writable=self.writable())
+
+    def glance(self, statuses: Collection[str]) -> Glance:
+        """What `scan` then `entries` and `problems` would give, without building the
+        entries of files the snapshot knows unchanged whose status is not in
+        `statuses` (of those, only status and valid_until are read). Every other file is
+        read as `scan` reads it, and stays cached; the rest waits for the next `scan`."""
+        files = self._files
+        if not files and self.snapshot is not None:
+            self.snapshot.load()
+        try:
+            with os.scandir(self.entries_dir) as scan:
+                children = list(scan)
+        except FileNotFoundError:
+            children = []
+        look = Glance()
+        peek = self.snapshot.peek if self.snapshot is not None else None
+        seen: set[str] = set()
+        for child in children:
+            name = child.name
+            if not name.endswith(".toml") or name.startswith("."):
+                continue
+            seen.add(name)
+            st: os.stat_result | None
+            try:
+                st = child.stat(follow_symlinks=True)
+            except OSError:
+                st = None
+            cached = files.get(name)
+            if st is not None and (cached is None or cached[:2] != file_key(st)) and peek:
+                known = peek(name, st)
+                if known is not None and known[0] not in statuses:
+                    look.shape.append(known)
+                    look.unread += 1
+                    continue
+            item = self.read(name, st)
+            if isinstance(item, Problem):
+                look.problems.append(item)
+                continue
+            valid_until = item.valid_until.isoformat() if item.valid_until else None
+            look.shape.append((item.status, valid_until))
+            if item.status in statuses:
+                look.entries.append(item)
+        for name in set(files) - seen:
+            self.remember(name, None)
+        return look
 
     def read(self, name: str, st: os.stat_result | None) -> Entry | Problem:
         """The file's entry (or problem), read again only when the file changed. Takes
