@@ -17,14 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memdesk.core.entry import Entry, normalise_text
+from memdesk.core.entry import Entry
 from memdesk.core.settings import MemdeskSettings, SettingsFile
 from memdesk.core.store import Store
+from memdesk.tui.entry_list import PAIR_SLICE, arrival, read_texts, take_out, tally_add
+from memdesk.tui.text_match import overlap, text_filter
 
 Progress = Callable[[int, int], None]
-# Entries whose pairs the conflict screen's pass finds per hold of the pair keeper
-# (≈ 50 ms of CPU at 10k entries without the model).
-PAIR_SLICE = 128
 
 
 @dataclass
@@ -72,6 +71,10 @@ class Services:
     # The first look at a big store (core/first_look.py) and the generation it was taken
     # at: the queue's rows and the header counts until the full read is done.
     _first: tuple[int, Any] | None = field(default=None, repr=False)
+    # (a sorted list, the one before it, the entries that changed between them).
+    _lineage: list[tuple[list[Entry], list[Entry], dict[str, Entry | None]]] = field(
+        default_factory=list, repr=False
+    )
 
     # -- settings ------------------------------------------------------------------
     @property
@@ -144,19 +147,24 @@ class Services:
                     self._cache[entry_id] = entry
             if previous is not None and len(reread) <= 64:
                 # A few entries changed: move just those (sorting 10k costs more).
-                ordered = [e for e in previous if e.id not in reread]
+                ordered = list(previous)
+                for before in reread.values():
+                    take_out(ordered, before)
                 for entry_id in reread:
                     if entry_id in self._cache:
-                        bisect.insort(ordered, self._cache[entry_id], key=_arrival)
+                        bisect.insort(ordered, self._cache[entry_id], key=arrival)
                 tally = self._tally
                 if tally is not None and tally[0] is previous:
                     moved = dict(tally[2])
                     for entry_id, before in reread.items():
-                        _tally_add(moved, before, tally[1], -1)
-                        _tally_add(moved, self._cache.get(entry_id), tally[1], 1)
+                        tally_add(moved, before, tally[1], -1)
+                        tally_add(moved, self._cache.get(entry_id), tally[1], 1)
                     self._tally = (ordered, tally[1], moved)
+                # What changed since `previous`, for the pair keeper (`_changes_since`).
+                self._lineage.append((ordered, previous, {i: self._cache.get(i) for i in reread}))
+                del self._lineage[:-32]
             else:
-                ordered = sorted(self._cache.values(), key=_arrival)
+                ordered = sorted(self._cache.values(), key=arrival)
             self._sorted = (generation, ordered)
             return ordered
 
@@ -235,7 +243,7 @@ class Services:
         else:
             counted = {"entries": 0, "candidates": 0, "due": 0}
             for entry in entries:
-                _tally_add(counted, entry, today, 1)
+                tally_add(counted, entry, today, 1)
             self._tally = (entries, today, counted)
         return {**counted, "conflicts": self.conflict_count()}
 
@@ -316,6 +324,21 @@ class Services:
         """The queue's pairs were found once (later calls only look at changes)."""
         return self._flags_found
 
+    def _changes_since(
+        self, old: Sequence[Entry] | None, new: Sequence[Entry]
+    ) -> dict[str, Entry | None] | None:
+        """The entries that changed between two of `entries`' lists (None: unknown)."""
+        changes: dict[str, Entry | None] = {}
+        lineage = list(self._lineage)
+        while new is not old:
+            step = next((s for s in reversed(lineage) if s[0] is new), None)
+            if step is None or old is None:
+                return None
+            for entry_id, entry in step[2].items():
+                changes.setdefault(entry_id, entry)  # the newest state wins
+            new = step[1]
+        return changes
+
     def _keeper(self) -> Any:
         """The one pair keeper (hold `_pairs_lock`)."""
         from memdesk.core.pairs import QueuePairs
@@ -339,7 +362,7 @@ class Services:
         slice of candidates at a time and stops once `cancelled()` (the desk closing)."""
         if entries is None:
             entries = self.entries()
-        if blocking and not self._flags_found and not _read_texts(entries, cancelled):
+        if blocking and not self._flags_found and not read_texts(entries, cancelled):
             self.flags_behind = True
             return False
         while True:
@@ -348,7 +371,7 @@ class Services:
                 return False
             try:
                 kept = self._keeper()
-                kept.update(entries, self.search)
+                kept.update(entries, self.search, self._changes_since(kept.seen, entries))
                 if kept.cover(kept.candidates, limit=PAIR_SLICE) == 0:
                     pairs = kept.known_pairs(candidates_only=True)
                     self._flags_found = True
@@ -372,7 +395,7 @@ class Services:
             entries = self.entries()
             with self._pairs_lock:
                 kept = self._keeper()
-                kept.update(entries, self.search)
+                kept.update(entries, self.search, self._changes_since(kept.seen, entries))
                 if kept.cover(limit=PAIR_SLICE) == 0:
                     pairs: list[Any] = kept.known_pairs()
                     return pairs
@@ -442,55 +465,3 @@ class Services:
             )
             ranked.extend(scored)
         return ranked[:limit]
-
-
-def _read_texts(entries: Sequence[Entry], cancelled: Callable[[], bool]) -> bool:
-    """Tokenize the entries for the pair keeper ahead of its first pass (memoised by
-    text), a slice at a time: the pass then holds the keeper for less, and quitting
-    meanwhile stops here. False once `cancelled()`."""
-    from memdesk.core.pairs import LIVE_STATUSES
-    from memdesk.core.pairs.lexical import entry_token_counts
-
-    for start in range(0, len(entries), 4 * PAIR_SLICE):
-        for entry in entries[start : start + 4 * PAIR_SLICE]:
-            if entry.status in LIVE_STATUSES:
-                entry_token_counts(entry)
-        if cancelled():
-            return False
-    return True
-
-
-def _arrival(entry: Entry) -> tuple[dt.datetime, str]:
-    return (entry.created, entry.id)
-
-
-def _tally_add(counts: dict[str, int], entry: Entry | None, today: dt.date, sign: int) -> None:
-    """Count `entry` in (sign 1) or out (sign -1) of the header counts."""
-    if entry is None:
-        return
-    counts["entries"] += sign
-    if entry.status == "candidate":
-        counts["candidates"] += sign
-    if entry.status in ("candidate", "confirmed") and entry.is_past_valid_until(today):
-        counts["due"] += sign
-
-
-def text_filter(entries: Iterable[Entry], query: str) -> list[Entry]:
-    """Entries whose text contains every word of `query` (case and width folded)."""
-    words = normalise_text(query).split()
-    if not words:
-        return list(entries)
-    return [e for e in entries if all(w in normalise_text(e.search_text()) for w in words)]
-
-
-def overlap(a: str, b: str) -> float:
-    """Share of character bigrams two texts have in common (works for CJK and English)."""
-
-    def grams(text: str) -> set[str]:
-        t = normalise_text(text)
-        return {t[i : i + 2] for i in range(len(t) - 1)}
-
-    ga, gb = grams(a), grams(b)
-    if not ga or not gb:
-        return 0.0
-    return len(ga & gb) / len(ga | gb)

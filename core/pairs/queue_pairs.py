@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ class QueuePairs:
         self.meta_dir = Path(meta_dir)
         self._reset(None)
         self.last_dirty = 0  # entries looked at again by the last update (benches, tests)
+        self.seen: Sequence[Entry] | None = None  # the entries of the last update
 
     def _reset(self, search: Any) -> None:
         self._search: Any = search
@@ -91,22 +92,37 @@ class QueuePairs:
         return frozenset(self._candidates)
 
     # -- keeping current -------------------------------------------------------------
-    def update(self, entries: Sequence[Entry], search: Any = None) -> None:
+    def update(
+        self,
+        entries: Sequence[Entry],
+        search: Any = None,
+        changes: Mapping[str, Entry | None] | None = None,
+    ) -> None:
         """Take in what changed since the last call: the pairs touching a changed entry
-        are found again (among the covered ones), nothing else is."""
+        are found again (among the covered ones), nothing else is. `changes`: what the
+        caller knows changed since the `entries` of the last call (id -> the entry now,
+        None when gone), every other entry being the same object as then; the 10k
+        entries are then not compared one by one."""
         if self._entries is None or search is not self._search:
             self._reset(search)
+            changes = None
         before = self._entries if self._entries is not None else {}
-        now_by_id = {e.id: e for e in entries}
+        now_by_id = _applied(before, changes, len(entries))
+        if now_by_id is not None and changes is not None:
+            candidates: Iterable[Entry] = (e for e in changes.values() if e is not None)
+        else:
+            now_by_id = {e.id: e for e in entries}
+            candidates = entries
         changed = {
             e.id
-            for e in entries
+            for e in candidates
             if (old := before.get(e.id)) is not e
             and (old is None or _pair_fields(old) != _pair_fields(e))
         }
         added = sum(1 for i in changed if i not in before)
         if len(before) + added != len(now_by_id):  # something went away
             changed |= before.keys() - now_by_id.keys()
+        self.seen = entries
         if self._unvectored:
             # An entry indexed before the search had its vector (ingested while the
             # model was embedding): it counts as changed once the vector is there.
@@ -253,6 +269,22 @@ class QueuePairs:
         for key in found:
             self._touching.setdefault(key[0], set()).add(key)
             self._touching.setdefault(key[1], set()).add(key)
+
+
+def _applied(
+    before: dict[str, Entry], changes: Mapping[str, Entry | None] | None, size: int
+) -> dict[str, Entry] | None:
+    """`before` with `changes` applied, or None when that cannot be the listing of
+    `size` entries (the caller then compares them all)."""
+    if changes is None or not before:
+        return None
+    now_by_id = dict(before)
+    for entry_id, entry in changes.items():
+        if entry is None:
+            now_by_id.pop(entry_id, None)
+        else:
+            now_by_id[entry_id] = entry
+    return now_by_id if len(now_by_id) == size else None
 
 
 def _vector_test(search: Any) -> Callable[[str], bool]:

@@ -316,3 +316,43 @@ def test_an_entry_paired_before_its_vector_was_there_is_paired_again_once_it_is(
     # Nothing changed since: nothing is looked at again.
     kept.pairs(list(entries), search)
     assert kept.last_dirty == 0
+
+
+class WalkedList(list):  # type: ignore[type-arg]
+    """A list that counts how often it is walked through."""
+
+    walks = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        self.walks += 1
+        return super().__iter__()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_told_what_changed_the_keeper_does_not_walk_every_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """`update(..., changes=)` (the desk knows what a commit changed) keeps the same
+    pairs as comparing every entry, without going through all of them."""
+    monkeypatch.setattr(lexical, "PROPOSING_TOKEN_MAX_ENTRIES", 4)
+    rng = random.Random(200 + seed)
+    entries = {e.id: e for e in (_entry(rng, n) for n in range(40))}
+    counter = [40]
+    told, fresh = QueuePairs(tmp_path), QueuePairs(tmp_path)
+    told.update(list(entries.values()))
+    for _ in range(30):
+        before = dict(entries)
+        _step(rng, entries, counter)
+        changes = {
+            i: entries.get(i)
+            for i in before.keys() | entries.keys()
+            if before.get(i) is not entries.get(i)
+        }
+        listed = WalkedList(entries.values())
+        told.update(listed, None, changes)
+        assert listed.walks == 0
+        fresh.update(list(listed))
+        while told.cover(limit=5) or fresh.cover(limit=5):
+            pass
+        assert _shape(told.known_pairs()) == _shape(fresh.known_pairs())
+        assert _shape(told.known_pairs()) == _shape(open_pairs(list(listed), tmp_path))

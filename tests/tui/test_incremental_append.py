@@ -1,0 +1,52 @@
+"""An agent's append costs the desk the new entry, not the store: counted calls, not
+time (the timings are benchmarks, bench/tui_bench.py)."""
+
+from __future__ import annotations
+
+import pytest
+from memdesk.core.entry import Entry
+from memdesk.core.store import Store
+from memdesk.tui.services import Services
+from tui_helpers import TODAY
+
+
+def test_the_pairs_after_an_append_compare_only_the_new_entry(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memdesk.core.pairs import QueuePairs
+
+    services = Services(store, load_model=False, today=lambda: TODAY)
+    services.refresh_duplicates()
+    told: list[object] = []
+    update = QueuePairs.update
+
+    def spied(self, entries, search=None, changes=None):  # type: ignore[no-untyped-def]
+        told.append(changes)
+        return update(self, entries, search, changes)
+
+    monkeypatch.setattr(QueuePairs, "update", spied)
+    first = store.entries()[0]
+    (added,) = store.add_many([Entry(summary=first.summary + " again")], actor="agent")
+    services.invalidate([added.id])
+    services.refresh_duplicates()
+    assert told == [{added.id: services.entries()[-1]}]  # the keeper is told what changed
+    assert any(added.id in (p.a, p.b) for p in services.duplicates)
+
+    store.edit(added.id, {"summary": "a different fact altogether"}, actor="agent")
+    services.invalidate([added.id])
+    services.refresh_duplicates()
+    assert [set(c) for c in told[1:]] == [{added.id}]  # not every entry of the store
+    assert not any(added.id in (p.a, p.b) for p in services.duplicates)
+
+
+def test_the_list_moved_by_a_change_equals_a_fresh_read(store: Store) -> None:
+    services = Services(store, load_model=False, today=lambda: TODAY)
+    services.entries()
+    (added,) = store.add_many([Entry(summary="a fact from an agent")], actor="agent")
+    gone = store.entries()[3].id
+    store.delete([gone], actor="user")
+    edited = store.entries()[5].id
+    store.edit(edited, {"summary": "edited by a person"}, actor="user")
+    services.invalidate([added.id, gone, edited])
+    assert [e.id for e in services.entries()] == [e.id for e in store.entries()]
+    assert services.counts()["entries"] == len(store.entries())
