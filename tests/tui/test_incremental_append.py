@@ -42,11 +42,14 @@ def test_the_pairs_after_an_append_compare_only_the_new_entry(
 def test_the_list_moved_by_a_change_equals_a_fresh_read(store: Store) -> None:
     services = Services(store, load_model=False, today=lambda: TODAY)
     services.entries()
+    changed: list[str] = []
+    store.subscribe(lambda change: changed.extend(change.ids))  # what the desk hears
     (added,) = store.add_many([Entry(summary="a fact from an agent")], actor="agent")
     gone = store.entries()[3].id
     store.delete([gone], actor="user")
     edited = store.entries()[5].id
     store.edit(edited, {"summary": "edited by a person"}, actor="user")
-    services.invalidate([added.id, gone, edited])
+    assert {added.id, gone, edited} <= set(changed)
+    services.invalidate(changed)
     assert [e.id for e in services.entries()] == [e.id for e in store.entries()]
     assert services.counts()["entries"] == len(store.entries())
