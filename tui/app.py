@@ -115,12 +115,20 @@ class MemdeskApp(App[int]):
             plan = watch_plan(self.store, self.services.settings.sources)
             self.watcher = Watcher(
                 self.store.root,
-                lambda ch: self.post_message(FilesChanged(ch)),
+                self._watched,
                 plan.transcript_globs,
                 inbox=plan.inbox,
                 memory_files=plan.memory_files,
             )
             self.watcher.start()
+            # Entry files written in place are reported: scans need not stat them all.
+            self.store.files.follow()
+
+    def _watched(self, changes: WatchedChanges) -> None:
+        """From the watcher's thread: the store's file cache hears of entry files
+        written in place at once (see EntryFileCache.follow), the app next."""
+        self.store.files.touched(p.name for p in changes.entries)
+        self.post_message(FilesChanged(changes))
 
     def _start_background(self) -> None:
         """After the queue first shows its rows: the work that would compete with the
@@ -173,6 +181,7 @@ class MemdeskApp(App[int]):
         if self.watcher is not None:
             self.watcher.stop()
             self.watcher = None
+            self.store.files.follow(False)
         if self._unsubscribe is not None:
             with contextlib.suppress(ValueError):
                 self._unsubscribe()

@@ -53,3 +53,38 @@ def test_the_list_moved_by_a_change_equals_a_fresh_read(store: Store) -> None:
     services.invalidate(changed)
     assert [e.id for e in services.entries()] == [e.id for e in store.entries()]
     assert services.counts()["entries"] == len(store.entries())
+
+
+@pytest.mark.anyio
+async def test_an_append_in_the_open_desk_does_not_stat_every_entry_file(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The desk's watcher follows the entries folder: the ingestion's look at the
+    store (the known texts) and the refreshes after the commit stat the new file and
+    the few others named, not the 60 of the demo (10k in a big store)."""
+    import os
+
+    import memdesk.core.storage.file_cache as file_cache_module
+    from tui_helpers import SIZE, make_app, ready, wait_for
+
+    stated: set[int] = set()
+    key = file_cache_module.file_key
+
+    def counted(st: os.stat_result) -> tuple[int, int]:
+        stated.add(st.st_ino)
+        return key(st)
+
+    total = len(store.entries())
+    app = make_app(store, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: app.services.flags_ready)
+        await pilot.pause(0.3)
+        monkeypatch.setattr(file_cache_module, "file_key", counted)
+        text = "remember: the release notes live in docs/changes.md"
+        with (store.root / "MEMORY.md").open("a", encoding="utf-8") as f:
+            f.write(f"- {text}\n")
+        await wait_for(pilot, lambda: text in [e.summary for e in app.screen.rows])
+        await pilot.pause(0.3)
+    assert total > 50
+    assert len(stated) <= 5
