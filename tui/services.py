@@ -63,7 +63,7 @@ class Services:
     flags_behind: bool = field(default=False, repr=False)
     # Every open conflict as last listed, and the generation it was listed at: the
     # conflict screen shows it at once and brings it up to date in a worker.
-    _conflicts: tuple[int, list[Any]] | None = field(default=None, repr=False)
+    _conflicts: tuple[int, list[Any], list[Any]] | None = field(default=None, repr=False)
     # What approving each waiting candidate would push past its memory file's load cut,
     # for the generation it was worked out at.
     _load_warnings: tuple[int, dict[str, str]] | None = field(default=None, repr=False)
@@ -415,13 +415,20 @@ class Services:
         items = list_conflicts(
             self.store, self.search, lock=self.lock, pairs=pairs, entries=self.entries()
         )
-        self._conflicts = (generation, items)
+        from memdesk.tui.conflict_list import rows_of
+
+        self._conflicts = (generation, items, rows_of(items))
         return items
 
     @property
     def known_conflicts(self) -> list[Any] | None:
         """The conflicts as last listed (maybe older than the data), None before."""
         return self._conflicts[1] if self._conflicts is not None else None
+
+    @property
+    def known_conflict_rows(self) -> list[Any] | None:
+        """The conflict screen's rows for `known_conflicts` (made off the UI thread)."""
+        return self._conflicts[2] if self._conflicts is not None else None
 
     @property
     def conflicts_current(self) -> bool:
