@@ -50,6 +50,8 @@ SCREENS: dict[str, tuple[str, str]] = {
     "stats": ("memdesk.tui.screens.stats", "StatsScreen"),
     "files": ("memdesk.tui.screens.memory_files", "MemoryFilesScreen"),
 }
+# Seconds between the queue's first rows from a first look and the full read.
+FULL_READ_DELAY = 0.4
 # Desk keys are off while a dialog is open (a `q` in the picker must not quit).
 DESK_ACTIONS = app_actions()
 
@@ -136,7 +138,9 @@ class MemdeskApp(App[int]):
         small machine) if it started with it. A big store's first look built only the
         candidates: the full read comes first."""
         if not self.services.loaded:
-            self.read_everything()
+            # A moment for the person's first keys (the read holds the GIL for ≈ 0.5 s
+            # of CPU at 10k entries); anything that needs every entry reads them itself.
+            self.set_timer(FULL_READ_DELAY, self.read_everything)
             return
         if self.watch_files:
             # Lines agents appended while the desk was closed join the queue now.
