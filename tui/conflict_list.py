@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-WINDOW = 200
+WINDOW = 64
 
 
 @dataclass(frozen=True)
