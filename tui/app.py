@@ -169,15 +169,11 @@ class MemdeskApp(App[int]):
 
     @work(thread=True, exit_on_error=False, group="load")
     def read_everything(self) -> None:
-        """The full read after a first look (it only reads: quitting leaves it behind)."""
-        from memdesk.core.abandon import Abandoned, run_abandonable
-
+        """The full read after a first look; quitting stops it within a few hundred
+        files."""
         worker = get_current_worker()
-        try:
-            run_abandonable(self.services.entries, lambda: worker.is_cancelled)
-        except Abandoned:
-            return
-        self.call_from_thread(self._everything_read)
+        if self.services.read_all(lambda: worker.is_cancelled):
+            self.call_from_thread(self._everything_read)
 
     def _everything_read(self) -> None:
         self.changed()  # counts from every entry (and the cyclic GC's freeze, see below)

@@ -112,6 +112,15 @@ class Services:
                     return {**look.counts, "conflicts": self.conflict_count()}
         return self.counts()
 
+    def read_all(self, stop: Callable[[], bool]) -> bool:
+        """The full read after a first look (blocking: call in a worker); it ends early,
+        returning False, once `stop()` (the desk closing), leaving the rest unread."""
+        with self.lock:
+            if self._cache is None and not self.store.files.scan(stop=stop):
+                return False
+        self.entries()
+        return True
+
     @property
     def generation(self) -> int:
         """Grows with every invalidation: tells an older snapshot from a newer one."""

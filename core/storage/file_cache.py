@@ -24,6 +24,8 @@ from memdesk.core.entry import Entry
 from memdesk.core.entry_files import Problem, read_entry_file
 from memdesk.core.storage.entry_snapshot import EntrySnapshot
 
+# A scan that may be stopped asks every this many files.
+STOP_EVERY = 256
 # (inode key, size/mtime key, what the file holds)
 CachedFile = tuple[int, int, Entry | Problem]
 
@@ -125,15 +127,17 @@ class EntryFileCache:
             for name in set(files) - seen:
                 self.remember(name, None)
 
-    def scan(self) -> None:
-        """Refresh: only files whose inode, mtime or size changed are read."""
+    def scan(self, stop: Callable[[], bool] | None = None) -> bool:
+        """Refresh: only files whose inode, mtime or size changed are read. `stop`,
+        asked every few hundred files: once true the scan ends there (what it read stays
+        cached, the next scan does the rest); returns False then."""
         with self._touched_lock:
             quick = self._following and not self._full_scan_due and bool(self._files)
             touched, self._touched = self._touched, set()
             self._full_scan_due = False
         if quick:
             self._quick_scan(touched)
-            return
+            return True
         seen: set[str] = set()
         files = self._files
         if not files and self.snapshot is not None:
@@ -143,7 +147,12 @@ class EntryFileCache:
                 children = list(scan)
         except FileNotFoundError:
             children = []
-        for child in children:
+        for number, child in enumerate(children):
+            if stop is not None and number % STOP_EVERY == STOP_EVERY - 1 and stop():
+                with self._touched_lock:
+                    self._touched |= touched
+                    self._full_scan_due = True
+                return False
             name = child.name
             if not name.endswith(".toml") or name.startswith("."):
                 continue
@@ -163,6 +172,7 @@ class EntryFileCache:
                 self.remember(name, None)
         if self.snapshot is not None:
             self.snapshot.settle(seen, writable=self.writable())
+        return True
 
     def glance(self, statuses: Collection[str]) -> Glance:
         """What `scan` then `entries` and `problems` would give, without building the

@@ -5,7 +5,6 @@ and quitting meanwhile does not wait for it."""
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -28,20 +27,21 @@ def big(demo_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
 
 
 class HeldRead(Services):
-    """The full read waits until the test lets it go; builds of entries are counted."""
+    """The full read waits until the test lets it go (or the desk stops it)."""
 
     def __init__(self, store: Store) -> None:
         super().__init__(store, load_model=False, today=lambda: TODAY)
         self.release = threading.Event()
         self.full_reads = 0
-        self.read_in_daemon: list[bool] = []
+        self.stopped = threading.Event()
 
-    def entries(self):  # type: ignore[no-untyped-def]
-        if self._cache is None:
-            self.full_reads += 1
-            self.read_in_daemon.append(threading.current_thread().daemon)
-            self.release.wait(30)
-        return super().entries()
+    def read_all(self, stop):  # type: ignore[no-untyped-def]
+        self.full_reads += 1
+        while not self.release.wait(0.01):
+            if stop():
+                self.stopped.set()
+                return False
+        return super().read_all(stop)
 
 
 async def test_the_queue_shows_before_the_full_read(big: Store) -> None:
@@ -64,23 +64,31 @@ async def test_the_queue_shows_before_the_full_read(big: Store) -> None:
         assert services.full_reads == 1
 
 
-async def test_quitting_does_not_wait_for_the_full_read(big: Store) -> None:
+async def test_quitting_stops_the_full_read(big: Store) -> None:
     services = HeldRead(big)
     app = build_app(big, watch=False, services=services)
     try:
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: bool(getattr(app.screen, "rows", None)))
             await wait_for(pilot, lambda: services.full_reads == 1)
-            (reading,) = [w for w in app.workers if w.name == "read_everything"]
             await pilot.press("q")
         assert not app.is_running
-        # The worker gave up waiting; the read itself runs in a daemon thread, left to
-        # finish on its own (a worker thread would keep the process alive at exit).
-        deadline = time.monotonic() + 10
-        while not reading.is_finished and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert reading.is_finished
-        assert services.read_in_daemon == [True]
-        assert not services.release.is_set()
+        assert services.stopped.wait(5)  # the read was told to stop, and did
+        assert not services.loaded
     finally:
         services.release.set()
+
+
+def test_a_scan_told_to_stop_ends_early_and_the_next_one_reads_the_rest(
+    big: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memdesk.core.storage.file_cache as file_cache_module
+
+    monkeypatch.setattr(file_cache_module, "STOP_EVERY", 8)
+    every = Store.open(big.root).entries()
+    fresh = Store.open(big.root)
+    asked: list[int] = []
+    assert not fresh.files.scan(stop=lambda: asked.append(1) is None)
+    assert len(asked) == 1
+    assert 0 < len(fresh.files.entries()) < len(every)
+    assert [e.to_json() for e in fresh.entries()] == [e.to_json() for e in every]
