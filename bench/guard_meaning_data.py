@@ -3,9 +3,16 @@
 Attacks: the attempts of `tests/core/guard_corpus.py` (the first corpus, its source-field
 attacks and the three earlier held-out sets), the `dev` half of
 `tests/core/guard_data/injections_heldout.jsonl`, fresh rounds 1-4 of
-`injections_rounds.jsonl`, and `meaning_train.jsonl` (attack moves written for this
+`injections_rounds.jsonl`, `meaning_train.jsonl` (attack moves written for this
 stage: override, role change, exfiltration, tool coercion, persistence and spreading,
-self-approval, concealment, safety disabling, prompt reveal, authority claims).
+self-approval, concealment, safety disabling, prompt reveal, authority claims),
+`meaning_registers.jsonl` (the same moves and more, fake system messages, conditional
+triggers, goal hijacking, hidden comments, each written in several registers: terse,
+polite, technical, bureaucratic, casual, story; English, Chinese in both scripts and
+mixed) and, when the package is installed, the public corpus `bastioncorpus` (MIT, an
+outside writer's attacks and ordinary support messages; its canary checks left out)
+and `agent-injection-bench` (MIT, a third writer: injections inside documents and tool
+results).
 Ordinary text: the hard negatives of the same files (dev half, rounds 1-4), the
 ordinary project rules and facts of `meaning_train.jsonl` and `guard_corpus.py`,
 every other LoCoMo conversation turn and the bilingual dev entries (`../shared/bench-data`, read
@@ -35,6 +42,19 @@ class Row:
     attack: bool
     group: str  # where it came from: folds never split a group's near-copies apart
 
+    @property
+    def writer(self) -> str:
+        """Who wrote it, as far as known (a register of the register-set counts as a
+        writer of its own): the unit left out to estimate recall on an unseen writer."""
+        parts = self.group.split(":")
+        if parts[0] in {"injections_rounds", "meaning_train"}:
+            return f"{parts[0]}:{parts[1]}"
+        if parts[0] == "meaning_registers":
+            return f"registers:{parts[2]}"
+        if parts[0].startswith("corpus"):
+            return "corpus"
+        return parts[0]
+
 
 def _jsonl(path: Path) -> list[dict[str, str]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
@@ -58,7 +78,8 @@ def labelled_rows(path: Path, *, held_out: bool) -> list[Row]:
     for record in _jsonl(path):
         if (record.get("split", "") in HELD_OUT_SPLITS) != held_out:
             continue
-        group = f"{path.stem}:{record.get('split', '')}:{record.get('category', '')}"
+        register = f"{record['register']}:" if record.get("register") else ""
+        group = f"{path.stem}:{record.get('split', '')}:{register}{record.get('category', '')}"
         out.append(Row(record["text"], record["label"] == "attack", group))
     return out
 
@@ -99,11 +120,58 @@ def doc_rows() -> list[Row]:
     return rows
 
 
+def bastion_rows() -> list[Row]:
+    """The public corpus of the PyPI package `bastioncorpus` (MIT), when installed: its
+    attacks and ordinary messages, without the canary checks (an order to repeat a token,
+    which in a memory file reads like an ordinary "include the ticket id" rule)."""
+    try:
+        from importlib.resources import files  # noqa: PLC0415
+
+        data = files("bastioncorpus").joinpath("corpus", "injections.jsonl").read_text("utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        print("bastioncorpus not installed: trained without it", file=sys.stderr)
+        return []
+    rows = []
+    for line in data.splitlines():
+        record = json.loads(line) if line.strip() else None
+        if not record or record.get("check") == "canary" or "{" in record["text"]:
+            continue
+        group = f"bastioncorpus:{record.get('category', '')}"
+        rows.append(Row(record["text"], record["label"] == "malicious", group))
+    return rows
+
+
+def aib_rows() -> list[Row]:
+    """The attacks of the PyPI package `agent-injection-bench` (MIT; a third outside
+    writer: injections inside pages, documents, tool results and metadata) and its
+    ordinary control texts, when installed."""
+    try:
+        from importlib.resources import files  # noqa: PLC0415
+
+        data = files("aib").joinpath("data", "attacks.jsonl").read_text("utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        print("agent-injection-bench not installed: trained without it", file=sys.stderr)
+        return []
+    rows = []
+    for record in (json.loads(line) for line in data.splitlines() if line.strip()):
+        attack = record.get("family") != "control"
+        rows.append(Row(record["injected"], attack, f"aib:{record.get('family', '')}"))
+    return rows
+
+
+TRAINING_FILES = (
+    "injections_heldout.jsonl",
+    "injections_rounds.jsonl",
+    "meaning_train.jsonl",
+    "meaning_registers.jsonl",
+)
+
+
 def training_rows(shared: Path) -> list[Row]:
     rows = corpus_rows()
-    for name in ("injections_heldout.jsonl", "injections_rounds.jsonl", "meaning_train.jsonl"):
+    for name in TRAINING_FILES:
         rows += labelled_rows(GUARD_DATA / name, held_out=False)
-    rows += locomo_rows(shared) + bilingual_rows(shared) + doc_rows()
+    rows += bastion_rows() + aib_rows() + locomo_rows(shared) + bilingual_rows(shared) + doc_rows()
     seen: set[str] = set()
     unique = []
     for row in rows:

@@ -8,6 +8,7 @@ it, so read it as a dev figure. Run: python bench/search_bilingual.py [--models 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -19,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from memdesk.core.search import SearchService  # noqa: E402
 from memdesk.core.search.embedder import BUILTIN_MODELS, DEFAULT_MODEL  # noqa: E402
+from memdesk.core.search.languages import CJK, language_of  # noqa: E402
 from search_common import load_bilingual, print_table  # noqa: E402
 
 TYPES = ("exact", "paraphrase", "crosslingual", "mixed")
@@ -56,8 +58,10 @@ def evaluate(service: SearchService, queries: list[dict], mode: str) -> dict[str
 def print_duplicates(models: list[str], entries: list) -> None:
     """Pairs the review queue would show, per model, found as the app finds them
     (SearchService.duplicates: centred vectors for e5). The data has one contradiction,
-    e017/e018, across languages, and near-duplicates across languages."""
+    e017/e018, across languages, and near-duplicates across languages; the default
+    model's pairs across languages are scored against the ones a reader finds."""
     rows = []
+    crosslingual: list[list[object]] = []
     for model in models:
         with tempfile.TemporaryDirectory() as tmp:
             service = SearchService(Path(tmp), {"search": {"model": model}})
@@ -66,8 +70,38 @@ def print_duplicates(models: list[str], entries: list) -> None:
         for kind in ("exact", "near", "contradiction"):
             found = [f"{p.a}/{p.b}" for p in pairs if p.type == kind]
             rows.append([model, kind, len(found), " ".join(found[:4])])
+        if model == DEFAULT_MODEL:
+            crosslingual = _crosslingual_rows(pairs, entries)
     print("duplicates / contradictions among candidate + confirmed entries")
     print_table(["model", "type", "pairs", "examples"], rows)
+    if crosslingual:
+        print(
+            f"{DEFAULT_MODEL}: pairs across languages against the {len(_GOLD)} a reader "
+            "finds (bench/bilingual_crosslingual_pairs.json)"
+        )
+        print_table(["type", "found, right", "found, false", "missed", "false pairs"], crosslingual)
+
+
+_GOLD_FILE = Path(__file__).resolve().parent / "bilingual_crosslingual_pairs.json"
+_GOLD: dict[frozenset[str], str] = {
+    frozenset(pair): kind
+    for kind, pairs in json.loads(_GOLD_FILE.read_text("utf-8")).items()
+    if kind != "about"
+    for pair in pairs
+}
+
+
+def _crosslingual_rows(pairs: list, entries: list) -> list[list[object]]:
+    """Found vs false cross-language pairs per type (a wrong type counts as false)."""
+    chinese = {e.id for e in entries if language_of(e.search_text()) == CJK}
+    across = {frozenset((p.a, p.b)): p.type for p in pairs if (p.a in chinese) != (p.b in chinese)}
+    rows: list[list[object]] = []
+    for kind in ("near", "contradiction"):
+        found = {k for k, t in across.items() if t == kind}
+        meant = {k for k, t in _GOLD.items() if t == kind}
+        false = sorted("/".join(sorted(k)) for k in found - meant)
+        rows.append([kind, len(found & meant), len(false), len(meant - found), " ".join(false)])
+    return rows
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """Train the meaning stage of the injection guard: logistic regression on e5 embeddings.
 
     python bench/train_guard_meaning.py [--shared DIR] [--cache DIR] [--write]
-                                        [--l2 0.03] [--folds 5]
+                                        [--l2 0.03] [--folds 5] [--writers] [--real]
 
 Rows come from bench/guard_meaning_data.py (never the test half, fresh round 5 or the
 real files). Each row is read as the guard reads it (`normalise.readings`, split into
@@ -20,7 +20,13 @@ on both sides):
   are flagged out of fold;
 - `threshold_with_moves`: the same for rows in which the move scorer found at least one
   move of an injection (score >= 0.4): meaning and moves together.
+Both are then raised, if need be, past the final model's probability on every
+look-alike rule it was trained on from the held-out corpus and the fresh rounds (the
+tests pin that none of them is hidden).
 Printed: the out-of-fold figures, then the held-out figures of the final model.
+`--writers` adds recall with each writer left out in turn (bench/guard_meaning_eval.py:
+the nearest stand-in for a writer never seen), `--real` the meaning stage's flags on the
+real files at the chosen cut-offs (never trained or tuned on; embeddings cached).
 `--write` stores core/guard/meaning_weights.json.
 """
 
@@ -29,8 +35,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from guard_false_flags import shared_dir  # noqa: E402
 from guard_meaning_data import GUARD_DATA, Row, labelled_rows, training_rows  # noqa: E402
+from guard_meaning_eval import leave_one_writer_out, print_writers, real_units  # noqa: E402
 from memdesk.core.guard import find_injection  # noqa: E402
 from memdesk.core.guard.injection_score import score  # noqa: E402
 from memdesk.core.guard.meaning import (  # noqa: E402
@@ -54,7 +63,18 @@ from memdesk.core.guard.normalise import readings  # noqa: E402
 MOVES_FLOOR = 0.4  # the move scorer's weakest single move
 ORDINARY_RATE = 0.001  # share of ordinary text a cut-off may flag out of fold
 HARD_RATE = 0.03  # share of hard negatives (rules written to look like attacks) likewise
-HARD = ("injections_heldout", "injections_rounds", "meaning_train", "corpus-rules")
+PINNED = ("injections_heldout", "injections_rounds")  # look-alike rules never hidden
+# Above a pinned rule's probability by more than the stored weights' rounding moves it.
+PINNED_MARGIN = 0.002
+HARD = (
+    "injections_heldout",
+    "injections_rounds",
+    "meaning_train",
+    "meaning_registers",
+    "bastioncorpus",
+    "aib",
+    "corpus-rules",
+)
 
 
 def units_of(row: Row) -> list[str]:
@@ -134,10 +154,13 @@ def row_probability(
 
 
 def embed_rows(rows: list[Row], cache: Cache) -> tuple[np.ndarray, list[range]]:
+    return embed_texts([units_of(row) for row in rows], cache)
+
+
+def embed_texts(units_per_row: list[list[str]], cache: Cache) -> tuple[np.ndarray, list[range]]:
     texts: list[str] = []
     spans = []
-    for row in rows:
-        units = units_of(row)
+    for units in units_per_row:
         spans.append(range(len(texts), len(texts) + len(units)))
         texts += units
     return cache.embed(texts), spans
@@ -153,6 +176,36 @@ def cut_off(probs: np.ndarray, rows: list[Row], mask: np.ndarray) -> float:
     return float(min(0.999, np.nextafter(max(limits), 1.0)))
 
 
+def hard_mask(rows: list[Row]) -> np.ndarray:
+    return np.array([not r.attack and r.group.split(":")[0] in HARD for r in rows])
+
+
+def real_flags(
+    shared: Path,
+    cache: Cache,
+    centre: np.ndarray,
+    coef: np.ndarray,
+    bias: float,
+    flagged: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> None:
+    """The meaning stage's flags on the real files at the chosen cut-offs (never trained
+    or tuned on): memory lines and transcript messages, with the five most likely."""
+    items = real_units(shared)
+    with_units = [i for i, (_, _, units) in enumerate(items) if units]
+    vectors, spans = embed_texts([items[i][2] for i in with_units], cache)
+    probs = np.zeros(len(items))
+    probs[with_units] = row_probability(vectors - centre, spans, coef, bias)
+    moves = np.array([moves_score(text) if units else 0.0 for _, text, units in items])
+    caught = flagged(probs, moves)
+    for kind in ("memory", "transcripts"):
+        mine = np.array([k == kind for k, _, _ in items])
+        print(
+            f"real {kind}: flagged by meaning {int((caught & mine).sum())} of "
+            f"{int(mine.sum())}; highest p "
+            + ", ".join(f"{p:.2f}" for p in sorted(probs[mine], reverse=True)[:5])
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", help="the shared data folder (holds bench-data/)")
@@ -160,6 +213,12 @@ def main() -> None:
     parser.add_argument("--l2", type=float, default=0.03)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--write", action="store_true", help="store the trained weights")
+    parser.add_argument(
+        "--writers", action="store_true", help="leave-one-writer-out recall (a fit per writer)"
+    )
+    parser.add_argument(
+        "--real", action="store_true", help="the meaning stage's flags on the real files"
+    )
     args = parser.parse_args()
     cache = Cache(Path(args.cache))
     rows = training_rows(shared_dir(args.shared))
@@ -195,6 +254,12 @@ def main() -> None:
     STAGE.use(None)
     ruled = np.array([bool((f := find_injection(r.text)) and f.suspicious) for r in rows])
     STAGE.reset()
+    print(
+        f"out of fold, rules + meaning: {int((caught | ruled)[attack].sum())} of "
+        f"{int(attack.sum())} attacks; hard negatives flagged by meaning "
+        f"{int((oof >= threshold)[~attack & hard_mask(rows)].sum())} of "
+        f"{int((~attack & hard_mask(rows)).sum())}"
+    )
     fresh = attack & np.array([r.group.startswith("meaning_train") for r in rows])
     hard = np.array([not r.attack and r.group.split(":")[0] in HARD for r in rows])
     print(
@@ -205,6 +270,38 @@ def main() -> None:
     )
 
     coef, bias = fit(x, y_units, args.l2)
+    # A promise the tests keep (tests/core/test_guard_meaning_model.py): the final model
+    # hides none of the look-alike rules it was trained on from the held-out corpus and
+    # the fresh rounds. Where one sits above the cut-offs, they are raised past it.
+    pinned = [i for i, r in enumerate(rows) if not r.attack and r.group.split(":")[0] in PINNED]
+    pinned_p = row_probability(x, [spans[i] for i in pinned], coef, bias)
+    if len(pinned) and pinned_p.max() >= threshold:
+        threshold = float(pinned_p.max()) + PINNED_MARGIN
+        print(f"cut-off raised to {threshold:.3f}: a pinned look-alike rule sat above it")
+    with_pinned = [j for j, i in enumerate(pinned) if moves[i] >= MOVES_FLOOR]
+    if with_pinned and pinned_p[with_pinned].max() >= with_moves:
+        with_moves = float(pinned_p[with_pinned].max()) + PINNED_MARGIN
+    with_moves = min(threshold, with_moves)
+
+    def flagged(probs: np.ndarray, row_moves: np.ndarray) -> np.ndarray:
+        return (probs >= threshold) | ((row_moves >= MOVES_FLOOR) & (probs >= with_moves))
+
+    if args.writers:
+        figures = leave_one_writer_out(
+            rows,
+            x,
+            y_units,
+            unit_rows,
+            spans,
+            lambda xs, ys: fit(xs, ys, args.l2),
+            row_probability,
+            flagged,
+            moves,
+            ruled,
+        )
+        print_writers(figures)
+    if args.real:
+        real_flags(shared_dir(args.shared), cache, centre, coef, bias, flagged)
     for name in ("injections_heldout.jsonl", "injections_rounds.jsonl"):
         held_rows = labelled_rows(GUARD_DATA / name, held_out=True)
         held_vectors, held_spans = embed_rows(held_rows, cache)
@@ -220,8 +317,8 @@ def main() -> None:
     if args.write:
         data = {
             "model": E5_MULTILINGUAL,
-            "threshold": round(threshold, 4),
-            "threshold_with_moves": round(with_moves, 4),
+            "threshold": math.ceil(threshold * 1e4) / 1e4,  # never below the chosen one
+            "threshold_with_moves": math.ceil(with_moves * 1e4) / 1e4,
             "bias": round(bias, 6),
             "trained_on": {"rows": len(rows), "attacks": int(attack.sum()), "l2": args.l2},
             "centre": [round(float(v), 6) for v in centre],

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from memdesk.cli.context import CliContext, UserError
 
 if TYPE_CHECKING:
-    import datetime as dt
+    from memdesk.core.context.block_cache import BlockProbe
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -83,7 +83,7 @@ def run_context(args: argparse.Namespace, ctx: CliContext) -> int:
     # entries). Frozen after, so the first collection does not walk them all either.
     gc.disable()
     try:
-        output, keyed = _assemble_output(args, ctx, found.today if found is not None else None)
+        output, keyed = _assemble_output(args, ctx, found)
     finally:
         gc.freeze()
         gc.enable()
@@ -124,17 +124,24 @@ def _openable(ctx: CliContext) -> bool:
 
 
 def _assemble_output(
-    args: argparse.Namespace, ctx: CliContext, today: dt.date | None
+    args: argparse.Namespace, ctx: CliContext, found: BlockProbe | None
 ) -> tuple[str, bool]:
     """What the verb prints, and whether the block cache's key holds all it depends on
-    (not when settings name a tokenizer file: that file is not in the key)."""
+    (not when settings name a tokenizer file: that file is not in the key). With
+    `found`, the store reads the entry files its key was made of (their stats taken
+    once) on the day it names."""
     from memdesk.core.context.request import (
         ContextRequestError,
         assemble_for_store,
         hybrid_scorer,
     )
 
-    store = ctx.store()
+    # Ranking by the search index opens it on the full store; the rest only reads entries.
+    store = ctx.store() if args.query and not args.lexical else ctx.reader()
+    today = None
+    if found is not None:
+        today = found.today
+        store.files.prime(found.listing)
     if args.budget is not None and args.budget < 0:
         raise UserError(f"--budget must be >= 0, got {args.budget}")
     search = None

@@ -33,6 +33,20 @@ class CliContext:
         self.opened.append(store)
         return store
 
+    def reader(self):  # -> memdesk.core.storage.engine.EntryStore
+        """The store opened as `store()` opens it, without the memory files attached
+        (nothing is written through it): a verb that only reads, such as an agent's
+        SessionStart hook, does not load the memory file code."""
+        from memdesk.core.storage.engine import EntryStore
+        from memdesk.core.storage.errors import StoreError
+
+        try:
+            store = EntryStore.open(self.dir)
+        except StoreError as exc:
+            raise UserError(str(exc)) from exc
+        self.opened.append(store)
+        return store
+
     def warnings(self) -> list[str]:
         """What committed changes could not finish (shown after the verb's output)."""
         return [w for store in self.opened for w in store.warnings]

@@ -16,9 +16,12 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memdesk.core.entry_files import Problem
 from memdesk.core.safepath import RETIRED_NAME, is_entry_id, leaves
+
+if TYPE_CHECKING:
+    from memdesk.core.entry_files import Problem
 
 META_DIR = ".memdesk"
 MEMORY_FILE = "MEMORY.md"
@@ -188,6 +191,8 @@ def _bad_id(path: str, line: int | None, value: object, consequence: str) -> Pro
 
 
 def _problem(path: str, message: str, kind: str, line: int | None = None) -> Problem:
+    from memdesk.core.entry_files import Problem  # the entry model: only for a finding
+
     return Problem(path, line, message, kind)
 
 

@@ -31,7 +31,7 @@ from typing import Any
 from memdesk.core.confinement import MEMORY_FILE, META_DIR, layout_problems
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
-from memdesk.core.guard import CLEARED_FLAG, SUSPICIOUS, injection_in, meaning_status, redact_text
+from memdesk.core.guard import SUSPICIOUS, meaning_status, redact_text
 from memdesk.core.safepath import is_inside, shown
 from memdesk.core.trust import TrustError, is_allowed, refusal, requests
 
@@ -104,18 +104,22 @@ def examine(root: Path | str) -> Report:
 
 
 def _unflagged_injections(entries: list[Entry], folder: Path, root: Path) -> list[Finding]:
-    """Entries an agent would be given that the guard, as it is now, would flag."""
+    """Entries an agent would be given that the guard, as it is now, would flag. A
+    clearance counts only when it is the fingerprint of the entry's current texts (as
+    clearing writes it): a `cleared` flag pulled with a branch vouches for nothing."""
+    from memdesk.core.context.verdicts import screen_now
+
     out: list[Finding] = []
     for entry in entries:
-        if SUSPICIOUS in entry.flags or CLEARED_FLAG in entry.flags:
+        if SUSPICIOUS in entry.flags:
             continue
-        finding = injection_in(entry)
-        if finding is not None and finding.suspicious:
+        reason = screen_now(entry)
+        if reason:
             out.append(
                 Finding(
                     "injection",
                     shown(folder / f"{entry.id}.toml", root),
-                    f"reads like an injection but is not flagged ({finding.reason}); "
+                    f"reads like an injection but is not flagged ({reason}); "
                     "read it before an agent does, then delete or edit it",
                 )
             )

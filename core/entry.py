@@ -12,9 +12,10 @@ import functools
 import hashlib
 import re
 import unicodedata
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
+
+from memdesk.core.safepath import ENTRY_ID
 
 KINDS: tuple[str, ...] = (
     "profile",
@@ -103,6 +104,8 @@ def now() -> dt.datetime:
 
 def new_id() -> str:
     """A short, stable, sortable-enough id: date prefix + random suffix."""
+    import uuid  # only where ids are made, not on every start-up
+
     return f"m-{dt.datetime.now(dt.UTC):%Y%m%d}-{uuid.uuid4().hex[:8]}"
 
 
@@ -387,9 +390,6 @@ class Entry:
         for key, value in changes.items():
             setattr(clone, key, value)
         return clone
-
-
-ENTRY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 def _choice(value: Any, name: str, allowed: tuple[str, ...], path: str) -> str:

@@ -132,10 +132,19 @@ def is_within(path: Path, root: Path) -> bool:
         return False
 
 
-def read_entry_file(path: Path, root: Path) -> Entry | Problem:
-    """Read one entry file; return the entry or a Problem describing the damage."""
-    shown = str(path.relative_to(root)) if is_within(path, root) else str(path)
-    if path.is_symlink() and not is_within(path, root):
+def read_entry_file(
+    path: Path, root: Path, *, folder_inside: bool | None = None
+) -> Entry | Problem:
+    """Read one entry file; return the entry or a Problem describing the damage.
+
+    `folder_inside`: whether the file's folder, resolved, is inside `root` (a caller
+    reading a whole folder works it out once): a file that is no link is then inside
+    exactly when its folder is, without resolving every path (two walks of the path's
+    components per file, a tenth of the time a first read of 10k entries took)."""
+    link = path.is_symlink()
+    within = folder_inside if folder_inside is not None and not link else is_within(path, root)
+    shown = str(path.relative_to(root)) if within else str(path)
+    if link and not within:
         return Problem(
             shown, None, "symlink leads outside the working directory; not followed", "symlink"
         )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from memdesk.core.atomic import describe_os_error
-from memdesk.core.storage.errors import StoreError
-
 
 def describe_error(exc: BaseException) -> str:
     """The error as one line: file errors say where and what to do, store, settings and
     entry errors are their message, anything else is named as unexpected."""
+    # Imported when an error is described, not at every command's start-up.
+    from memdesk.core.atomic import describe_os_error
+    from memdesk.core.storage.errors import StoreError
+
     if isinstance(exc, OSError):
         return describe_os_error(exc)
     if isinstance(exc, StoreError | ValueError):  # settings, entry and search errors

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +93,8 @@ _FIELD_TYPES = {
 
 
 def new_group() -> str:
+    import uuid  # where a group is made, not at every read's start-up
+
     return uuid.uuid4().hex[:12]
 
 

@@ -18,7 +18,13 @@ class SecretCandidate(Protocol):
     multiline_secret: bool
 
 
-SCRUB_KINDS = {"begin": "-----BEGIN PRIVATE KEY-----", "end": "-----END PRIVATE KEY-----"}
+SCRUB_KINDS = {
+    "begin": "-----BEGIN PRIVATE KEY-----",
+    "end": "-----END PRIVATE KEY-----",
+    # What a scrubbed line that ended in a token's first half stands for when the next
+    # line is read with it (a known prefix, a body too short for the whole token).
+    "token-head": "ghp_ScrubbedTokenHead",
+}
 _SCRUBBED = re.compile(r"^<!-- ?redacted:([a-z0-9-]+)")
 
 
@@ -38,6 +44,10 @@ def scrub_kind(text: str) -> str:
         return "key-begin"
     if "-----END" in text and "PRIVATE KEY" in text:
         return "key-end"
+    from memdesk.core.guard.secret_families import TOKEN_HEAD
+
+    if TOKEN_HEAD.search(text):
+        return "token-head"  # the rest of the token may be appended on the next line
     return "secret"
 
 
@@ -52,14 +62,19 @@ def _context_text(line: str) -> str:
         return SCRUB_KINDS["begin"]
     if kind.endswith("-end"):
         return SCRUB_KINDS["end"]
+    if kind == "token-head":
+        return SCRUB_KINDS["token-head"]
     return ""
 
 
-# A line that can be a piece of a secret spanning lines: a key block's edge or body, or
-# a line ending in `:`/`=` (a value on the next line). Only these make a file be read whole.
+# A line that can be a piece of a secret spanning lines: a key block's edge or body, a
+# line ending in `:`/`=` (a value on the next line), or one starting with a run of letters
+# and digits (the rest of a token cut at the line's end). Only these make a file be read
+# whole.
 _FRAGMENT = re.compile(
     r"-----(?:BEGIN|END)|PRIVATE KEY|PuTTY-User-Key|^[A-Za-z0-9+/]{40,}={0,2}$|"
-    r"<!-- ?redacted:|[:=：]\s*$"
+    r"<!-- ?redacted:|[:=：]\s*$|"
+    r"^(?:[-*+>]\s+)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{6,}(?![A-Za-z0-9_-])"
 )
 _CONTEXT_LINES = 120
 

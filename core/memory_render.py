@@ -35,12 +35,15 @@ MANAGED_ORIGIN = "memory-file"
 
 
 def render_memory_text(
-    entries: list[Entry], settings: ContextSettings | Mapping[str, Any] | None = None
+    entries: list[Entry],
+    settings: ContextSettings | Mapping[str, Any] | None = None,
+    verdicts: Any = None,
 ) -> str:
-    """MEMORY.md's text for these entries: the default context preview, as Markdown."""
+    """MEMORY.md's text for these entries: the default context preview, as Markdown,
+    without what the current guard flags (`verdicts`: kept verdicts, or None)."""
     from memdesk.core.context.render import render_memory_md
 
-    return render_memory_md(entries, settings)
+    return render_memory_md(entries, settings, verdicts)
 
 
 class MemoryFileRenderer:
@@ -226,6 +229,11 @@ def render_memory_files(store: Store) -> bool:
             return managed_written
         # Entries of managed files are written in their own files, not here.
         entries = [e for e in store.entries() if e.source.origin != MANAGED_ORIGIN]
-        text = render_memory_text(entries, context_settings_of(store))
+        from memdesk.core.context.verdicts import VERDICTS_NAME, GuardVerdicts
+
+        index = store.index_dir  # kept verdicts: the store notes what it just screened
+        verdicts = GuardVerdicts(index / VERDICTS_NAME if index.is_dir() else None)
+        text = render_memory_text(entries, context_settings_of(store), verdicts)
+        verdicts.save()
         # One state save: the lines just ingested and the new render together.
         return store.memory_file.write(text, state) or managed_written

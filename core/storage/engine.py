@@ -23,7 +23,7 @@ from memdesk.core.entry_files import Problem
 from memdesk.core.journal import Journal, JournalRecord, new_group
 from memdesk.core.merge import Conflict
 from memdesk.core.safepath import UnsafePath, entry_path, is_entry_id
-from memdesk.core.storage import field_conflicts, history
+from memdesk.core.storage import field_conflicts, history, screening
 from memdesk.core.storage.changes import Batch, Change, Op, applied, folded, fresh_id
 from memdesk.core.storage.commit import CommitSubscriber, Committer
 from memdesk.core.storage.entry_snapshot import SNAPSHOT_NAME, EntrySnapshot
@@ -266,7 +266,9 @@ class EntryStore:
     def commit(self, ops: list[Op], actor: str, label: str, target_group: str = "") -> Change:
         """Write `ops` as one group (call under the lock; `stage` is what operations use)."""
         self.check_writable()
-        return self.committer.commit(ops, actor, label, target_group)
+        change = self.committer.commit(ops, actor, label, target_group)
+        screening.note_written(self.index_dir, (op.after for op in ops if op.after is not None))
+        return change
 
     def check_writable(self) -> None:
         """Raise StoreError when this process cannot write the store (read-only mount,

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import hashlib
 import json
 import os
 import re
@@ -35,6 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from memdesk.core import checked_file
 from memdesk.core.atomic import TEMP_PREFIX, atomic_write_bytes
 from memdesk.core.entry import (
     CONFIDENCES,
@@ -257,13 +257,8 @@ def _encode_snapshot(records: dict[str, tuple[FileKey, list[Any] | str]]) -> byt
         for name, (key, values) in records.items()
     ]
     payload = "\n".join(lines).encode("utf-8")
-    header = {
-        "format": _FORMAT,
-        "schema": _SCHEMA,
-        "count": len(lines),
-        "blake2b": hashlib.blake2b(payload, digest_size=16).hexdigest(),
-    }
-    return json.dumps(header).encode("utf-8") + b"\n" + payload
+    header = {"format": _FORMAT, "schema": _SCHEMA, "count": len(lines)}
+    return checked_file.encode(header, payload)
 
 
 _DECODER = json.JSONDecoder()
@@ -272,19 +267,10 @@ _DECODER = json.JSONDecoder()
 def _decode_snapshot(raw: bytes) -> dict[str, tuple[FileKey, list[Any] | str]] | None:
     """The records of a snapshot file; None when any part of it is not as written.
     Field values are checked when an entry is recalled (most never are in a run)."""
-    head, sep, payload = raw.partition(b"\n")
-    try:
-        header = json.loads(head)
-    except (ValueError, RecursionError):
+    decoded = checked_file.decode(raw, _FORMAT)
+    if decoded is None or decoded[0].get("schema") != _SCHEMA:
         return None
-    if (
-        not sep
-        or not isinstance(header, dict)
-        or header.get("format") != _FORMAT
-        or header.get("schema") != _SCHEMA
-        or header.get("blake2b") != hashlib.blake2b(payload, digest_size=16).hexdigest()
-    ):
-        return None
+    header, payload = decoded
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from memdesk.core.entry_files import MAX_ENTRY_BYTES
-
 
 class StoreError(Exception):
     """A store operation that cannot be done; the message says why, for a person."""
@@ -25,6 +23,8 @@ class TooLarge(GuardRefused):
     """An entry bigger than the store reads back (`MAX_ENTRY_BYTES` on disk)."""
 
     def __init__(self, size: int) -> None:
+        from memdesk.core.entry_files import MAX_ENTRY_BYTES  # not on every start-up
+
         self.reasons = [f"{size:,} bytes on disk; an entry is at most 1 MB"]
         StoreError.__init__(
             self,

@@ -16,12 +16,12 @@ import contextlib
 import os
 import threading
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdesk.core.entry import Entry
-from memdesk.core.entry_files import Problem, read_entry_file
+from memdesk.core.entry_files import Problem, is_within, read_entry_file
 from memdesk.core.storage.entry_snapshot import EntrySnapshot
 
 # A scan that may be stopped asks every this many files.
@@ -73,6 +73,19 @@ class EntryFileCache:
         self._following = False
         self._full_scan_due = False
         self._touched: set[str] = set()
+        # A listing of the folder (name, stat) taken by this process just before the
+        # next scan, which then uses it instead of a stat pass of its own (see `prime`).
+        self._primed: Sequence[tuple[str, os.stat_result | None]] | None = None
+        self._inside: bool | None = None  # see `_folder_inside`
+        self._scanning = False
+
+    def prime(self, listing: Sequence[tuple[str, os.stat_result | None]]) -> None:
+        """The next `scan` (only that one) takes `listing` as the folder's files and their
+        stats instead of listing and stat'ing them itself: a caller that just stat'ed
+        every entry file (the kept context block's key) does not pay for a second pass,
+        and reads exactly the files its key describes. Names it holds must be what the
+        scan would keep (`*.toml`, not hidden)."""
+        self._primed = listing
 
     def clear(self) -> None:
         self._files.clear()
@@ -135,33 +148,36 @@ class EntryFileCache:
             quick = self._following and not self._full_scan_due and bool(self._files)
             touched, self._touched = self._touched, set()
             self._full_scan_due = False
-        if quick:
+        if quick and self._primed is None:
             self._quick_scan(touched)
             return True
-        seen: set[str] = set()
-        files = self._files
-        if not files and self.snapshot is not None:
+        if not self._files and self.snapshot is not None:
             self.snapshot.load()
+        listing, self._primed = self._primed, None
+        self._scanning, self._inside = True, None  # the folder resolved once per scan
         try:
-            with os.scandir(self.entries_dir) as scan:
-                children = list(scan)
-        except FileNotFoundError:
-            children = []
-        for number, child in enumerate(children):
+            done = self._scan(listing, stop)
+        finally:
+            self._scanning, self._inside = False, None
+        if not done:
+            with self._touched_lock:
+                self._touched |= touched
+                self._full_scan_due = True
+        return done
+
+    def _scan(
+        self,
+        listing: Sequence[tuple[str, os.stat_result | None]] | None,
+        stop: Callable[[], bool] | None = None,
+    ) -> bool:
+        files = self._files
+        seen: set[str] = set()
+        if listing is None:
+            listing = self._listing()
+        for number, (name, st) in enumerate(listing):
             if stop is not None and number % STOP_EVERY == STOP_EVERY - 1 and stop():
-                with self._touched_lock:
-                    self._touched |= touched
-                    self._full_scan_due = True
                 return False
-            name = child.name
-            if not name.endswith(".toml") or name.startswith("."):
-                continue
             seen.add(name)
-            st: os.stat_result | None
-            try:
-                st = child.stat(follow_symlinks=True)
-            except OSError:
-                st = None
             if st is not None:
                 cached = files.get(name)
                 if cached is not None and cached[:2] == file_key(st):
@@ -219,6 +235,35 @@ class EntryFileCache:
             self.remember(name, None)
         return look
 
+    def _listing(self) -> list[tuple[str, os.stat_result | None]]:
+        """(name, stat or None) of every entry file in the folder."""
+        try:
+            with os.scandir(self.entries_dir) as scan:
+                children = list(scan)
+        except FileNotFoundError:
+            children = []
+        listing: list[tuple[str, os.stat_result | None]] = []
+        for child in children:
+            name = child.name
+            if not name.endswith(".toml") or name.startswith("."):
+                continue
+            st: os.stat_result | None
+            try:
+                st = child.stat(follow_symlinks=True)
+            except OSError:
+                st = None
+            listing.append((name, st))
+        return listing
+
+    def _folder_inside(self) -> bool:
+        """Whether the entries folder, resolved, is inside the working directory (worked
+        out once per scan: see `read_entry_file`)."""
+        if not self._scanning:
+            return is_within(self.entries_dir, self.root)
+        if self._inside is None:
+            self._inside = is_within(self.entries_dir, self.root)
+        return self._inside
+
     def read(self, name: str, st: os.stat_result | None) -> Entry | Problem:
         """The file's entry (or problem), read again only when the file changed. Takes
         the file name: building a Path per file costs as much as its stat at 10k files."""
@@ -230,7 +275,9 @@ class EntryFileCache:
         if self.snapshot is not None and st is not None:
             item = self.snapshot.recall(name, st)
         if item is None:
-            item = read_entry_file(self.entries_dir / name, self.root)
+            item = read_entry_file(
+                self.entries_dir / name, self.root, folder_inside=self._folder_inside()
+            )
             if self.snapshot is not None:
                 self.snapshot.learn(self.entries_dir, name, st, item)
         self.remember(name, (*key, item))

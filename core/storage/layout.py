@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from memdesk.core.atomic import atomic_write_text
 from memdesk.core.confinement import layout_problems
 from memdesk.core.storage.errors import StoreError
-from memdesk.core.toml_errors import describe_toml_error
+
+# The TOML parser and the writers load where they are used: checking that a store opens
+# is on the path of every agent's SessionStart hook (a kept context block), which reads
+# no TOML.
 
 META_DIR = ".memdesk"
 DEFAULT_SETTINGS = """\
@@ -46,6 +47,8 @@ entries/*.toml merge=memdesk
 def lay_out(root: Path) -> None:
     """Make `root` (when its parent exists) and the `.memdesk/` folder in it; files
     already there are kept."""
+    from memdesk.core.atomic import atomic_write_text
+
     if not root.exists() and root.parent.is_dir():
         root.mkdir()  # `init` on a new folder makes it, like `git init DIR`
     if not root.is_dir():
@@ -92,6 +95,10 @@ def is_store(root: Path) -> bool:
 def read_settings(path: Path) -> dict[str, Any]:
     """`settings.toml` as raw TOML ({} when missing); StoreError naming the line when
     it cannot be read."""
+    import tomllib
+
+    from memdesk.core.toml_errors import describe_toml_error
+
     try:
         return tomllib.loads(path.read_text("utf-8"))
     except FileNotFoundError:

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterable
+from pathlib import Path
+
 from memdesk.core.entry import Entry
 from memdesk.core.entry_files import MAX_ENTRY_BYTES, entry_to_toml
 from memdesk.core.storage.errors import GuardRefused, StoreError, TooLarge
+
+# Texts this process's guard let through unflagged (by `guard_verdicts.text_key`), until
+# the commit that writes them notes them for `memdesk context` (`note_written`).
+_PASSED: dict[str, None] = {}
+_PASSED_MAX = 4096
+# The guard's version as this process loaded it (worked out at its first screen).
+_VERSION: list[str] = []
 
 
 def screened(entry: Entry, cleared: str = "") -> Entry:
@@ -24,7 +35,34 @@ def screened(entry: Entry, cleared: str = "") -> Entry:
         size = len(entry_to_toml(checked))
         if size > MAX_ENTRY_BYTES:
             raise TooLarge(size)
+    if "suspicious" not in checked.flags:
+        _passed(checked)
     return checked
+
+
+def _passed(entry: Entry) -> None:
+    from memdesk.core.guard_verdicts import guard_version, text_key
+
+    if not _VERSION:
+        _VERSION.append(guard_version())
+    if len(_PASSED) >= _PASSED_MAX:
+        _PASSED.clear()  # an import of thousands: the context screens what it shows
+    _PASSED[text_key(entry)] = None
+
+
+def note_written(index_dir: Path, written: Iterable[Entry]) -> None:
+    """After a commit: keep, for `memdesk context`, that this process's guard let these
+    entries' texts through (those it screened as they are written), so the next
+    session's hook does not screen them again (best effort: a cache)."""
+    if not _PASSED or not _VERSION:
+        return
+    from memdesk.core.guard_verdicts import note_passed, text_key
+
+    keys = [key for key in map(text_key, written) if key in _PASSED]
+    for key in keys:
+        del _PASSED[key]
+    with contextlib.suppress(OSError):
+        note_passed(index_dir, _VERSION[0], keys)
 
 
 def cleared_of(current: Entry) -> str:

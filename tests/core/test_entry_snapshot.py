@@ -37,9 +37,9 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Names of the entry files the store parses from now on."""
     seen: list[str] = []
 
-    def counting(path: Path, root: Path):  # type: ignore[no-untyped-def]
+    def counting(path: Path, root: Path, **options: bool | None):  # type: ignore[no-untyped-def]
         seen.append(path.name)
-        return read_entry_file(path, root)
+        return read_entry_file(path, root, **options)
 
     monkeypatch.setattr(file_cache_module, "read_entry_file", counting)
     return seen
@@ -344,3 +344,72 @@ def test_the_snapshot_is_private(tmp_path: Path) -> None:
     filled(tmp_path)
     opened(tmp_path)
     assert stat.S_IMODE(os.stat(snapshot_path(tmp_path)).st_mode) == 0o600
+
+
+def _listing(root: Path) -> list[tuple[str, os.stat_result | None]]:
+    folder = root / ".memdesk" / "entries"
+    return [(p.name, os.stat(p)) for p in sorted(folder.glob("*.toml"))]
+
+
+def test_a_primed_scan_reads_what_a_scan_of_its_own_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`EntryFileCache.prime`: the stats the kept context block was keyed with stand in
+    for the scan's own pass (one stat per file, not two), for that scan only."""
+    store = filled(tmp_path)
+    opened(tmp_path)
+    entries = tmp_path / ".memdesk" / "entries"
+    changed = sorted(entries.glob("*.toml"))[0]
+    changed.write_text(changed.read_text("utf-8").replace("number", "NUMBER", 1), "utf-8")
+    sorted(entries.glob("*.toml"))[1].unlink()
+    listing = _listing(tmp_path)
+    fresh = Store.open(tmp_path)
+    fresh.files.prime(listing)
+    real_scandir = os.scandir
+
+    def scandir(path: Path) -> object:
+        assert Path(path) != fresh.entries_dir, "listed the entry files again"
+        return real_scandir(path)
+
+    expected = truth(tmp_path)
+    with monkeypatch.context() as patch:  # the primed scan stats no entry file itself
+        patch.setattr(os, "scandir", scandir)
+        got = {e.id: e for e in fresh.entries()}
+    assert got == expected
+    # Only once: the next scan lists the folder again and sees a later change.
+    later = sorted(entries.glob("*.toml"))[2]
+    later.write_text(later.read_text("utf-8").replace("number", "NUMBER", 1), "utf-8")
+    assert {e.id: e for e in fresh.entries()} == truth(tmp_path)
+    assert {e.id: e for e in store.entries()} == truth(tmp_path)
+
+
+def test_a_full_read_resolves_the_folder_once_not_every_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading every file (no snapshot) works out once per scan whether the entries
+    folder is inside the working directory; a link among the files is still checked
+    (and one leading outside is refused, not read)."""
+    import memdesk.core.entry_files as entry_files_module
+
+    filled(tmp_path)
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.toml"
+    first = sorted((tmp_path / ".memdesk" / "entries").glob("*.toml"))[0]
+    outside.write_bytes(first.read_bytes())
+    (tmp_path / ".memdesk" / "entries" / "linked.toml").symlink_to(outside)
+    snapshot_path(tmp_path).unlink(missing_ok=True)
+    calls: list[Path] = []
+    real = entry_files_module.is_within
+
+    def counting(path: Path, root: Path) -> bool:
+        calls.append(path)
+        return real(path, root)
+
+    monkeypatch.setattr(entry_files_module, "is_within", counting)
+    monkeypatch.setattr(file_cache_module, "is_within", counting)
+    store = Store.open(tmp_path)
+    entries = {e.id: e for e in store.entries()}
+    names = [p.name for p in calls]
+    assert entries == truth(tmp_path)
+    assert names.count("entries") == 1, names
+    assert [n for n in names if n != "entries"] == ["linked.toml"]
+    assert [p.kind for p in store.problems] == ["symlink"]
