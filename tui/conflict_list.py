@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-WINDOW = 200
+WINDOW = 64
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,23 @@ class Row:
     key: str  # unique among the rows (an option id)
     item: Any  # what `prompt` lays out (only the rows in the window are laid out)
     shown_as: Hashable  # equal for two rows that look the same and mean the same
+
+
+def shown_as(item: Any) -> tuple[object, ...]:
+    """What the list shows of an open conflict (core.conflicts.OpenConflict) and what
+    acting on it reads (equal: the option need not be laid out again). Cheap: a list of
+    10k conflicts is compared whole."""
+    pair = item.pair
+    pair_part = (pair.a, pair.b, pair.type, round(pair.score, 4), pair.method) if pair else ()
+    conflict = item.conflict
+    fields = (conflict.path, tuple(conflict.field_names)) if conflict else ()
+    return (item.key, item.kind, tuple(item.ids), item.title, item.reason, tuple(item.hashes),
+            pair_part, fields)  # fmt: skip
+
+
+def rows_of(items: Sequence[Any]) -> list[Row]:
+    """The list's rows for open conflicts."""
+    return [Row(i.key, i, shown_as(i)) for i in items]
 
 
 class ConflictList(OptionList):

@@ -17,14 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memdesk.core.entry import Entry, normalise_text
+from memdesk.core.entry import Entry
 from memdesk.core.settings import MemdeskSettings, SettingsFile
 from memdesk.core.store import Store
+from memdesk.tui.entry_list import PAIR_SLICE, arrival, read_texts, take_out, tally_add
+from memdesk.tui.text_match import overlap, text_filter
 
 Progress = Callable[[int, int], None]
-# Entries whose pairs the conflict screen's pass finds per hold of the pair keeper
-# (≈ 50 ms of CPU at 10k entries without the model).
-PAIR_SLICE = 128
 
 
 @dataclass
@@ -64,11 +63,18 @@ class Services:
     flags_behind: bool = field(default=False, repr=False)
     # Every open conflict as last listed, and the generation it was listed at: the
     # conflict screen shows it at once and brings it up to date in a worker.
-    _conflicts: tuple[int, list[Any]] | None = field(default=None, repr=False)
+    _conflicts: tuple[int, list[Any], list[Any]] | None = field(default=None, repr=False)
     # What approving each waiting candidate would push past its memory file's load cut,
     # for the generation it was worked out at.
     _load_warnings: tuple[int, dict[str, str]] | None = field(default=None, repr=False)
     _settings_file: SettingsFile | None = field(default=None, repr=False)
+    # The first look at a big store (core/first_look.py) and the generation it was taken
+    # at: the queue's rows and the header counts until the full read is done.
+    _first: tuple[int, Any] | None = field(default=None, repr=False)
+    # (a sorted list, the one before it, the entries that changed between them).
+    _lineage: list[tuple[list[Entry], list[Entry], dict[str, Entry | None]]] = field(
+        default_factory=list, repr=False
+    )
 
     # -- settings ------------------------------------------------------------------
     @property
@@ -82,6 +88,38 @@ class Services:
     @property
     def loaded(self) -> bool:
         return self._cache is not None
+
+    @property
+    def ready(self) -> bool:
+        """The queue can show its rows: every entry was read, or the first look is
+        current (nothing changed since)."""
+        first = self._first
+        return self._cache is not None or (first is not None and first[0] == self._generation)
+
+    def first_look(self) -> dict[str, int]:
+        """The header counts, and the candidates for `candidates`, without building every
+        entry of a big store (blocking: call in a worker; `entries` does the full read
+        later). A store the snapshot does not cover is read whole here (as cheap)."""
+        from memdesk.core.first_look import first_look
+
+        with self.lock:
+            if self._cache is None:
+                generation = self._generation
+                look = first_look(self.store, self.today())
+                self._marker_ids = look.marker_ids
+                if not look.complete:
+                    self._first = (generation, look)
+                    return {**look.counts, "conflicts": self.conflict_count()}
+        return self.counts()
+
+    def read_all(self, stop: Callable[[], bool]) -> bool:
+        """The full read after a first look (blocking: call in a worker); it ends early,
+        returning False, once `stop()` (the desk closing), leaving the rest unread."""
+        with self.lock:
+            if self._cache is None and not self.store.files.scan(stop=stop):
+                return False
+        self.entries()
+        return True
 
     @property
     def generation(self) -> int:
@@ -104,6 +142,7 @@ class Services:
                 t0 = time.perf_counter()
                 self._dirty.clear()
                 self._cache = {e.id: e for e in self.store.entries()}
+                self._first = None
                 self.timings["load"] = time.perf_counter() - t0
                 previous = None
             reread: dict[str, Entry | None] = {}  # id -> the entry before
@@ -117,19 +156,24 @@ class Services:
                     self._cache[entry_id] = entry
             if previous is not None and len(reread) <= 64:
                 # A few entries changed: move just those (sorting 10k costs more).
-                ordered = [e for e in previous if e.id not in reread]
+                ordered = list(previous)
+                for before in reread.values():
+                    take_out(ordered, before)
                 for entry_id in reread:
                     if entry_id in self._cache:
-                        bisect.insort(ordered, self._cache[entry_id], key=_arrival)
+                        bisect.insort(ordered, self._cache[entry_id], key=arrival)
                 tally = self._tally
                 if tally is not None and tally[0] is previous:
                     moved = dict(tally[2])
                     for entry_id, before in reread.items():
-                        _tally_add(moved, before, tally[1], -1)
-                        _tally_add(moved, self._cache.get(entry_id), tally[1], 1)
+                        tally_add(moved, before, tally[1], -1)
+                        tally_add(moved, self._cache.get(entry_id), tally[1], 1)
                     self._tally = (ordered, tally[1], moved)
+                # What changed since `previous`, for the pair keeper (`_changes_since`).
+                self._lineage.append((ordered, previous, {i: self._cache.get(i) for i in reread}))
+                del self._lineage[:-32]
             else:
-                ordered = sorted(self._cache.values(), key=_arrival)
+                ordered = sorted(self._cache.values(), key=arrival)
             self._sorted = (generation, ordered)
             return ordered
 
@@ -166,6 +210,8 @@ class Services:
         cached = self._load_warnings
         if cached is not None and cached[0] == self._generation:
             return cached[1]
+        if self._cache is None and self._first is not None:
+            return {}  # before the full read (the refresh after it brings them)
         from memdesk.core.memfiles.status import approval_warnings
 
         generation = self._generation
@@ -177,6 +223,9 @@ class Services:
 
     def candidates(self) -> list[Entry]:
         """Candidates in order of arrival (created, then id)."""
+        first = self._first
+        if self._cache is None and first is not None and first[0] == self._generation:
+            return list(first[1].candidates)  # the full read is still to come
         return [e for e in self.entries() if e.status == "candidate"]
 
     def conflict_count(self) -> int:
@@ -203,7 +252,7 @@ class Services:
         else:
             counted = {"entries": 0, "candidates": 0, "due": 0}
             for entry in entries:
-                _tally_add(counted, entry, today, 1)
+                tally_add(counted, entry, today, 1)
             self._tally = (entries, today, counted)
         return {**counted, "conflicts": self.conflict_count()}
 
@@ -284,6 +333,21 @@ class Services:
         """The queue's pairs were found once (later calls only look at changes)."""
         return self._flags_found
 
+    def _changes_since(
+        self, old: Sequence[Entry] | None, new: Sequence[Entry]
+    ) -> dict[str, Entry | None] | None:
+        """The entries that changed between two of `entries`' lists (None: unknown)."""
+        changes: dict[str, Entry | None] = {}
+        lineage = list(self._lineage)
+        while new is not old:
+            step = next((s for s in reversed(lineage) if s[0] is new), None)
+            if step is None or old is None:
+                return None
+            for entry_id, entry in step[2].items():
+                changes.setdefault(entry_id, entry)  # the newest state wins
+            new = step[1]
+        return changes
+
     def _keeper(self) -> Any:
         """The one pair keeper (hold `_pairs_lock`)."""
         from memdesk.core.pairs import QueuePairs
@@ -307,7 +371,7 @@ class Services:
         slice of candidates at a time and stops once `cancelled()` (the desk closing)."""
         if entries is None:
             entries = self.entries()
-        if blocking and not self._flags_found and not _read_texts(entries, cancelled):
+        if blocking and not self._flags_found and not read_texts(entries, cancelled):
             self.flags_behind = True
             return False
         while True:
@@ -316,7 +380,7 @@ class Services:
                 return False
             try:
                 kept = self._keeper()
-                kept.update(entries, self.search)
+                kept.update(entries, self.search, self._changes_since(kept.seen, entries))
                 if kept.cover(kept.candidates, limit=PAIR_SLICE) == 0:
                     pairs = kept.known_pairs(candidates_only=True)
                     self._flags_found = True
@@ -340,7 +404,7 @@ class Services:
             entries = self.entries()
             with self._pairs_lock:
                 kept = self._keeper()
-                kept.update(entries, self.search)
+                kept.update(entries, self.search, self._changes_since(kept.seen, entries))
                 if kept.cover(limit=PAIR_SLICE) == 0:
                     pairs: list[Any] = kept.known_pairs()
                     return pairs
@@ -360,13 +424,20 @@ class Services:
         items = list_conflicts(
             self.store, self.search, lock=self.lock, pairs=pairs, entries=self.entries()
         )
-        self._conflicts = (generation, items)
+        from memdesk.tui.conflict_list import rows_of
+
+        self._conflicts = (generation, items, rows_of(items))
         return items
 
     @property
     def known_conflicts(self) -> list[Any] | None:
         """The conflicts as last listed (maybe older than the data), None before."""
         return self._conflicts[1] if self._conflicts is not None else None
+
+    @property
+    def known_conflict_rows(self) -> list[Any] | None:
+        """The conflict screen's rows for `known_conflicts` (made off the UI thread)."""
+        return self._conflicts[2] if self._conflicts is not None else None
 
     @property
     def conflicts_current(self) -> bool:
@@ -410,55 +481,3 @@ class Services:
             )
             ranked.extend(scored)
         return ranked[:limit]
-
-
-def _read_texts(entries: Sequence[Entry], cancelled: Callable[[], bool]) -> bool:
-    """Tokenize the entries for the pair keeper ahead of its first pass (memoised by
-    text), a slice at a time: the pass then holds the keeper for less, and quitting
-    meanwhile stops here. False once `cancelled()`."""
-    from memdesk.core.pairs import LIVE_STATUSES
-    from memdesk.core.pairs.lexical import entry_token_counts
-
-    for start in range(0, len(entries), 4 * PAIR_SLICE):
-        for entry in entries[start : start + 4 * PAIR_SLICE]:
-            if entry.status in LIVE_STATUSES:
-                entry_token_counts(entry)
-        if cancelled():
-            return False
-    return True
-
-
-def _arrival(entry: Entry) -> tuple[dt.datetime, str]:
-    return (entry.created, entry.id)
-
-
-def _tally_add(counts: dict[str, int], entry: Entry | None, today: dt.date, sign: int) -> None:
-    """Count `entry` in (sign 1) or out (sign -1) of the header counts."""
-    if entry is None:
-        return
-    counts["entries"] += sign
-    if entry.status == "candidate":
-        counts["candidates"] += sign
-    if entry.status in ("candidate", "confirmed") and entry.is_past_valid_until(today):
-        counts["due"] += sign
-
-
-def text_filter(entries: Iterable[Entry], query: str) -> list[Entry]:
-    """Entries whose text contains every word of `query` (case and width folded)."""
-    words = normalise_text(query).split()
-    if not words:
-        return list(entries)
-    return [e for e in entries if all(w in normalise_text(e.search_text()) for w in words)]
-
-
-def overlap(a: str, b: str) -> float:
-    """Share of character bigrams two texts have in common (works for CJK and English)."""
-
-    def grams(text: str) -> set[str]:
-        t = normalise_text(text)
-        return {t[i : i + 2] for i in range(len(t) - 1)}
-
-    ga, gb = grams(a), grams(b)
-    if not ga or not gb:
-        return 0.0
-    return len(ga & gb) / len(ga | gb)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ class QueuePairs:
         self.meta_dir = Path(meta_dir)
         self._reset(None)
         self.last_dirty = 0  # entries looked at again by the last update (benches, tests)
+        self.seen: Sequence[Entry] | None = None  # the entries of the last update
 
     def _reset(self, search: Any) -> None:
         self._search: Any = search
@@ -61,6 +62,9 @@ class QueuePairs:
         # id -> keys of the kept pairs touching it: a change or the queue's listing
         # reads the pairs of a few entries, not all of them (10k at 10k entries).
         self._touching: dict[str, set[tuple[str, str]]] = {}
+        # Live ids the search had no vector for when last indexed here: their pairs
+        # from the model are found once the vector is there (see `update`).
+        self._unvectored: set[str] = set()
 
     # -- listings --------------------------------------------------------------------
     def pairs(self, entries: Sequence[Entry], search: Any = None) -> list[Pair]:
@@ -88,22 +92,42 @@ class QueuePairs:
         return frozenset(self._candidates)
 
     # -- keeping current -------------------------------------------------------------
-    def update(self, entries: Sequence[Entry], search: Any = None) -> None:
+    def update(
+        self,
+        entries: Sequence[Entry],
+        search: Any = None,
+        changes: Mapping[str, Entry | None] | None = None,
+    ) -> None:
         """Take in what changed since the last call: the pairs touching a changed entry
-        are found again (among the covered ones), nothing else is."""
+        are found again (among the covered ones), nothing else is. `changes`: what the
+        caller knows changed since the `entries` of the last call (id -> the entry now,
+        None when gone), every other entry being the same object as then; the 10k
+        entries are then not compared one by one."""
         if self._entries is None or search is not self._search:
             self._reset(search)
+            changes = None
         before = self._entries if self._entries is not None else {}
-        now_by_id = {e.id: e for e in entries}
+        now_by_id = _applied(before, changes, len(entries))
+        if now_by_id is not None and changes is not None:
+            candidates: Iterable[Entry] = (e for e in changes.values() if e is not None)
+        else:
+            now_by_id = {e.id: e for e in entries}
+            candidates = entries
         changed = {
             e.id
-            for e in entries
+            for e in candidates
             if (old := before.get(e.id)) is not e
             and (old is None or _pair_fields(old) != _pair_fields(e))
         }
         added = sum(1 for i in changed if i not in before)
         if len(before) + added != len(now_by_id):  # something went away
             changed |= before.keys() - now_by_id.keys()
+        self.seen = entries
+        if self._unvectored:
+            # An entry indexed before the search had its vector (ingested while the
+            # model was embedding): it counts as changed once the vector is there.
+            has = _vector_test(search)
+            changed |= {i for i in self._unvectored if i in now_by_id and has(i)}
         dirty = self._reindex(changed, before, now_by_id)
         self._entries = now_by_id
         self.last_dirty = len(dirty)
@@ -153,6 +177,7 @@ class QueuePairs:
         found again."""
         cap = lexical.PROPOSING_TOKEN_MAX_ENTRIES
         crossed: set[str] = set()
+        has_vector = _vector_test(self._search)
 
         def move(entry_id: str, tokens: Iterable[str], add: bool) -> None:
             for token in tokens:
@@ -177,8 +202,11 @@ class QueuePairs:
                 if not self._hashes[old_hash]:
                     del self._hashes[old_hash]
             self._candidates.discard(entry_id)
+            self._unvectored.discard(entry_id)
             entry = now_by_id.get(entry_id)
             if entry is not None and entry.status in LIVE_STATUSES:
+                if self._search is not None and not has_vector(entry_id):
+                    self._unvectored.add(entry_id)
                 vector = entry_token_counts(entry)
                 self._vectors[entry_id] = vector
                 self._norms[entry_id] = norm(vector)
@@ -241,6 +269,35 @@ class QueuePairs:
         for key in found:
             self._touching.setdefault(key[0], set()).add(key)
             self._touching.setdefault(key[1], set()).add(key)
+
+
+def _applied(
+    before: dict[str, Entry], changes: Mapping[str, Entry | None] | None, size: int
+) -> dict[str, Entry] | None:
+    """`before` with `changes` applied, or None when that cannot be the listing of
+    `size` entries (the caller then compares them all)."""
+    if changes is None or not before:
+        return None
+    now_by_id = dict(before)
+    for entry_id, entry in changes.items():
+        if entry is None:
+            now_by_id.pop(entry_id, None)
+        else:
+            now_by_id[entry_id] = entry
+    return now_by_id if len(now_by_id) == size else None
+
+
+def _vector_test(search: Any) -> Callable[[str], bool]:
+    """Whether `search` has an entry's vector (its `vectors()` mapping); a search that
+    does not say is taken to have every vector."""
+    vectors = getattr(search, "vectors", None)
+    if search is None or not callable(vectors):
+        return lambda _entry_id: True
+    try:
+        held = vectors()
+    except Exception:  # a broken index: the pairs come from word overlap anyway
+        return lambda _entry_id: True
+    return held.__contains__
 
 
 def _pair_fields(entry: Entry) -> tuple[Any, ...]:

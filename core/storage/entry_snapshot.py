@@ -28,6 +28,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import re
 import stat
 import time
 from pathlib import Path
@@ -96,7 +97,7 @@ class EntrySnapshot:
         # File name -> the key its file had and the entry's field values (kept as plain
         # data, not as the Entry: an entry object a caller changes in place must not
         # leak into the next process's view).
-        self._records: dict[str, tuple[FileKey, list[Any]]] = {}
+        self._records: dict[str, tuple[FileKey, list[Any] | str]] = {}
         self._loaded = False
         self._stale = 0  # records added, replaced or dropped since the file was read
         self._unwritable = False
@@ -109,7 +110,7 @@ class EntrySnapshot:
         if record is None or record[0] != file_key(st):
             return None
         try:
-            entry = _entry_from_values(record[1])
+            entry = _entry_from_values(self._values(name, record))
         except (ValueError, TypeError):
             entry = None
         if entry is None or name != f"{entry.id}.toml":
@@ -118,6 +119,43 @@ class EntrySnapshot:
             return None
         self.hits += 1
         return entry
+
+    def peek(self, name: str, st: os.stat_result) -> tuple[str, str | None] | None:
+        """(status, valid_until) of what the unchanged file `name` held, without building
+        its entry; None when the snapshot cannot say (the file is then read)."""
+        record = self._records.get(name)
+        if record is None or record[0] != file_key(st):
+            return None
+        line = record[1]
+        if isinstance(line, str) and not _DATE.search(line):
+            # No date alone anywhere in the line: no valid_until (nothing to decode).
+            found = _STATUS.match(line)
+            if found is None or found.group(1) not in _STATUSES:
+                return None
+            return found.group(1), None
+        values = self._values(name, record)
+        if len(values) != len(_FIELDS):
+            return None
+        status, valid_until = values[4], values[10]
+        if (
+            type(status) is not str
+            or status not in _STATUSES
+            or not (valid_until is None or type(valid_until) is str)
+            or type(values[0]) is not str
+            or values[0] + ".toml" != name
+        ):
+            return None
+        return status, valid_until
+
+    def _values(self, name: str, record: tuple[FileKey, list[Any] | str]) -> list[Any]:
+        """The field values of a record, decoded on first use (an empty list when its
+        line is not what this module writes: the file is then parsed)."""
+        values = record[1]
+        if isinstance(values, str):
+            row = _row(values)
+            values = row[5:] if row is not None and row[0] == name else []
+            self._records[name] = (record[0], values)
+        return values
 
     def load(self) -> None:
         """Read the snapshot file (once). Records learned before stay: they are newer."""
@@ -211,9 +249,11 @@ def _remove_abandoned_temp_files(folder: Path) -> None:
 # thread must keep answering keys.
 
 
-def _encode_snapshot(records: dict[str, tuple[FileKey, list[Any]]]) -> bytes:
+def _encode_snapshot(records: dict[str, tuple[FileKey, list[Any] | str]]) -> bytes:
     lines = [
-        json.dumps([name, *key, *values], ensure_ascii=False, separators=(",", ":"))
+        values  # a line read from the file and not used since: the same bytes again
+        if isinstance(values, str)
+        else json.dumps([name, *key, *values], ensure_ascii=False, separators=(",", ":"))
         for name, (key, values) in records.items()
     ]
     payload = "\n".join(lines).encode("utf-8")
@@ -224,7 +264,7 @@ def _encode_snapshot(records: dict[str, tuple[FileKey, list[Any]]]) -> bytes:
 _DECODER = json.JSONDecoder()
 
 
-def _decode_snapshot(raw: bytes) -> dict[str, tuple[FileKey, list[Any]]] | None:
+def _decode_snapshot(raw: bytes) -> dict[str, tuple[FileKey, list[Any] | str]] | None:
     """The records of a snapshot file; None when any part of it is not as written.
     Field values are checked when an entry is recalled (most never are in a run)."""
     decoded = checked_file.decode(raw, _FORMAT)
@@ -238,20 +278,42 @@ def _decode_snapshot(raw: bytes) -> dict[str, tuple[FileKey, list[Any]]] | None:
     lines = text.split("\n") if text else []
     if len(lines) != header.get("count"):
         return None
-    records: dict[str, tuple[FileKey, list[Any]]] = {}
-    width = 5 + len(_FIELDS)
-    decode = _DECODER.decode  # on text: json.loads would sniff each line's encoding
+    records: dict[str, tuple[FileKey, list[Any] | str]] = {}
+    prefix = _PREFIX.match
     for line in lines:
-        try:
-            row = decode(line)
-        except (ValueError, RecursionError):
-            continue  # not what this module writes: that file is parsed instead
-        if type(row) is not list or len(row) != width:
+        # Only the name and the file's key are read now; the values when the record is
+        # used (`_values`): a first look needs a few hundred of 10k.
+        found = prefix(line)
+        if found is not None:
+            name, ino, size, mtime_ns, ctime_ns = found.groups()
+            records[name] = ((int(ino), int(size), int(mtime_ns), int(ctime_ns)), line)
             continue
-        name, ino, size, mtime_ns, ctime_ns = row[:5]
-        if type(name) is str and all(type(n) is int for n in (ino, size, mtime_ns, ctime_ns)):
-            records[name] = ((ino, size, mtime_ns, ctime_ns), row[5:])
+        row = _row(line)  # written some other way: decoded now, or left out
+        if row is not None:
+            name, ino, size, mtime_ns, ctime_ns = row[:5]
+            if type(name) is str and all(type(n) is int for n in (ino, size, mtime_ns, ctime_ns)):
+                records[name] = ((ino, size, mtime_ns, ctime_ns), row[5:])
     return records
+
+
+# The start of a record as `_encode_snapshot` writes it: name, inode, size, mtime, ctime.
+_PREFIX = re.compile(r'\["([^"\\]*)",(\d+),(\d+),(\d+),(\d+),')
+# ... then id, version, kind, scope and status.
+_STATUS = re.compile(r'\["[^"\\]*",\d+,\d+,\d+,\d+,"[^"\\]*",\d+,"[a-z]+","[a-z]+","([a-z]+)",')
+# A JSON string holding a date alone: the only way a valid_until is written (the entry's
+# times carry a clock time). A line without one has no valid_until.
+_DATE = re.compile(r'"\d{4}-\d{2}-\d{2}"')
+
+
+def _row(line: str) -> list[Any] | None:
+    """A record line decoded: [name, inode, size, mtime, ctime, *values], or None."""
+    try:
+        row = _DECODER.decode(line)  # on text: json.loads would sniff the encoding
+    except (ValueError, RecursionError):
+        return None  # not what this module writes: that file is parsed instead
+    if type(row) is not list or len(row) != 5 + len(_FIELDS):
+        return None
+    return row
 
 
 def _entry_values(entry: Entry) -> list[Any]:

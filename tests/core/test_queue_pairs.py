@@ -255,3 +255,104 @@ def test_a_change_after_all_pairs_are_known_looks_only_at_that_entry(tmp_path: P
     assert kept.last_dirty <= 2
     assert kept.cover() == 0  # only the new entry was left to look at
     assert kept.known_pairs() == open_pairs(entries, tmp_path)
+
+
+class PartlyIndexedSearch(VectorSearch):
+    """A search whose index lacks some entries' vectors (ingested while the model was
+    embedding): like the real service, it pairs only the entries it has vectors for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.missing: set[str] = set()
+
+    def vectors(self) -> _Held:
+        return _Held(self.missing)
+
+    def duplicates(self, entries: Sequence[Entry], focus: set[str] | None = None) -> list:
+        return super().duplicates([e for e in entries if e.id not in self.missing], focus)
+
+
+class _Held:
+    """The ids a search holds vectors for (what `in` asks of the real VectorView)."""
+
+    def __init__(self, missing: set[str]) -> None:
+        self.missing = missing
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id not in self.missing
+
+
+def test_an_entry_paired_before_its_vector_was_there_is_paired_again_once_it_is(
+    tmp_path: Path,
+) -> None:
+    old = Entry(
+        id="old",
+        summary="deploys go out on friday after the release review",
+        kind="decision",
+        status="confirmed",
+        created=START,
+    )
+    new = Entry(
+        id="new",
+        summary="Deploys go out on Friday after the release review!",
+        kind="decision",
+        created=START + dt.timedelta(hours=1),
+    )
+    filler = [_entry(random.Random(3), n) for n in range(20)]
+    entries = [old, *filler, new]
+    search = PartlyIndexedSearch()
+    search.missing = {"new"}
+    kept = QueuePairs(tmp_path)
+    without = _shape(kept.pairs(entries, search))
+    assert without == _expected(entries, tmp_path, search)
+    assert not any({"old", "new"} == {p[0], p[1]} and p[5] == "semantic" for p in without)
+
+    # The vector arrives; the entry itself did not change (the same object).
+    search.missing.clear()
+    got = _shape(kept.pairs(entries, search))
+    assert got == _expected(entries, tmp_path, search)
+    assert kept.last_dirty <= 2  # the entry that got its vector, not all of them
+    assert got != without
+    # Nothing changed since: nothing is looked at again.
+    kept.pairs(list(entries), search)
+    assert kept.last_dirty == 0
+
+
+class WalkedList(list):  # type: ignore[type-arg]
+    """A list that counts how often it is walked through."""
+
+    walks = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        self.walks += 1
+        return super().__iter__()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_told_what_changed_the_keeper_does_not_walk_every_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """`update(..., changes=)` (the desk knows what a commit changed) keeps the same
+    pairs as comparing every entry, without going through all of them."""
+    monkeypatch.setattr(lexical, "PROPOSING_TOKEN_MAX_ENTRIES", 4)
+    rng = random.Random(200 + seed)
+    entries = {e.id: e for e in (_entry(rng, n) for n in range(40))}
+    counter = [40]
+    told, fresh = QueuePairs(tmp_path), QueuePairs(tmp_path)
+    told.update(list(entries.values()))
+    for _ in range(30):
+        before = dict(entries)
+        _step(rng, entries, counter)
+        changes = {
+            i: entries.get(i)
+            for i in before.keys() | entries.keys()
+            if before.get(i) is not entries.get(i)
+        }
+        listed = WalkedList(entries.values())
+        told.update(listed, None, changes)
+        assert listed.walks == 0
+        fresh.update(list(listed))
+        while told.cover(limit=5) or fresh.cover(limit=5):
+            pass
+        assert _shape(told.known_pairs()) == _shape(fresh.known_pairs())
+        assert _shape(told.known_pairs()) == _shape(open_pairs(list(listed), tmp_path))

@@ -26,7 +26,7 @@ from memdesk.core.conflicts import (
 )
 from memdesk.core.textdiff import Span, side_by_side, value_text
 from memdesk.tui.actions import bindings_for
-from memdesk.tui.conflict_list import ConflictList, Row
+from memdesk.tui.conflict_list import ConflictList, Row, rows_of
 from memdesk.tui.screens.live import (
     LiveScreen,
     go_back,
@@ -51,17 +51,6 @@ SIDE_LABELS = {
     "conflict-markers": ("base", "ours (HEAD)", "theirs (incoming)"),
 }
 RELOAD_DELAY = 0.1  # seconds: a burst of store changes reloads the list once
-
-
-def _shown_as(item: OpenConflict) -> tuple[object, ...]:
-    """What the list shows of an item and what acting on it reads (equal: the option
-    need not be laid out again). Cheap: a list of 10k conflicts is compared whole."""
-    pair = item.pair
-    pair_part = (pair.a, pair.b, pair.type, round(pair.score, 4), pair.method) if pair else ()
-    conflict = item.conflict
-    fields = (conflict.path, tuple(conflict.field_names)) if conflict else ()
-    return (item.key, item.kind, tuple(item.ids), item.title, item.reason, tuple(item.hashes),
-            pair_part, fields)  # fmt: skip
 
 
 def spans_content(spans: list[Span], changed_style: str) -> Content:
@@ -112,7 +101,8 @@ class ConflictsScreen(LiveScreen):
         # it up to date (usually nothing changed, or only what a change touched).
         known = getattr(self.services, "known_conflicts", None)
         if isinstance(known, list):
-            self._show_items(known)
+            # The rows were made with the listing, in the worker (10k at 10k entries).
+            self._show_items(known, getattr(self.services, "known_conflict_rows", None))
             if getattr(self.services, "conflicts_current", False):
                 return  # listed from the data as it is: nothing to bring up to date
         self.reload()
@@ -143,7 +133,7 @@ class ConflictsScreen(LiveScreen):
             search = search_of(self.services)
             items = list_conflicts(self.store, search, lock=lock_of(self.store, self.services))
         if items is not None and not worker.is_cancelled:
-            rows = [Row(i.key, i, _shown_as(i)) for i in items]
+            rows = rows_of(items)
             self.app.call_from_thread(self._show_items, items, rows)
 
     def _schedule_reload(self) -> None:
@@ -160,7 +150,7 @@ class ConflictsScreen(LiveScreen):
         option_list = self.query_one("#conflict-list", ConflictList)
         previous = self.selected
         if rows is None:
-            rows = [Row(i.key, i, _shown_as(i)) for i in items]
+            rows = rows_of(items)
         self.items = items
         self.loaded = not finding
         index = 0

@@ -98,9 +98,10 @@ class QueueScreen(LiveScreen):
         current = self.current_entry()
         keep_id = current.id if current else None
         keep_row = table.cursor_row
-        if not self.services.loaded:
-            self.query_one("#queue-caption", Static).update("loading entries…")
-            return
+        if not self.services.ready:
+            if not self.rows:
+                self.query_one("#queue-caption", Static).update("loading entries…")
+            return  # the rows follow once the entries are read
         rows = [e for e in self.services.candidates() if e.id not in self.hidden]
         self.flags = flags_by_id(self.services, rows)
         for entry_id, warning in self.services.load_warnings().items():
