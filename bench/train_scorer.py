@@ -2,7 +2,7 @@
 
     python bench/train_scorer.py [--data DIR] [--write] [--l2 3.0] [--floor 0.32]
                                  [--cap N] [--per-message R]
-                                 [--bilingual [DIR]] [--bilingual-data DIR]
+                                 [--bilingual [DIR]] [--extras FILE]
 
 Rows: every sentence the default extractor would score (its sources, split and minus the
 rejected, core/extract/heuristic.py `eligible_sentences`), with the cue features of
@@ -27,6 +27,11 @@ scoring, cap included):
   the real transcripts;
 - bilingual: bench/extract_quality.py's figures for the model trained on everything
   (held out, unless --bilingual), and with --bilingual for the model trained without it.
+
+`--extras FILE` writes the held-out candidates that match no gold fact (one JSON line
+each, `{"file", "text"}`): the junk a model makes on a project it was not trained on,
+which is what to read for classes of junk that generalise (bench/extract_misses.py
+reads the shipped model's, on the files it was trained on).
 
 `--write` stores the model trained on every dev transcript in
 core/extract/scorer_weights.json, which the package ships.
@@ -161,8 +166,15 @@ def train(
 
 
 def evaluate(
-    data: Path, files: list[Path], scorer: object, cap: int = 0, per_message: float = -1.0
+    data: Path,
+    files: list[Path],
+    scorer: object,
+    cap: int = 0,
+    per_message: float = -1.0,
+    extras: list[dict[str, str]] | None = None,
 ) -> Totals:
+    """The pooled score; with `extras`, the candidates that match no gold fact are added
+    to it as {"file", "text"}."""
     settings = ExtractorSettings(max_per_transcript=cap) if cap else ExtractorSettings()
     if per_message >= 0:
         settings = replace(settings, cap_per_message=per_message)
@@ -170,7 +182,14 @@ def evaluate(
     for path in files:
         result = transcript_candidates(path, settings, opts={"scorer": scorer})
         texts = ["\n".join([e.summary, *e.facts]) for e in result.entries]
-        totals.add(score_file(texts, gold_of(data, path.name)))
+        facts = gold_of(data, path.name)
+        totals.add(score_file(texts, facts))
+        if extras is not None:
+            extras.extend(
+                {"file": path.name, "text": text}
+                for text in texts
+                if not any(matches(fact, text) for fact in facts)
+            )
     return totals
 
 
@@ -190,6 +209,12 @@ def main() -> int:
     parser.add_argument("--cap", type=int, default=0, help="max_per_transcript (default: setting)")
     parser.add_argument(
         "--per-message", type=float, default=-1.0, help="cap_per_message (default: setting)"
+    )
+    parser.add_argument(
+        "--extras",
+        type=Path,
+        default=None,
+        help="write the held-out candidates that match no gold fact here (JSON lines)",
     )
     parser.add_argument(
         "--floor", type=float, default=0.32, help="pick the cut by recall at this precision"
@@ -224,6 +249,7 @@ def main() -> int:
         )
     )
     pooled = Totals()
+    extras: list[dict[str, str]] | None = [] if args.extras else None
     projects = sorted({project_of(p.name) for p in files})
     file_names = np.array(rows.file)
     if args.bilingual is not None:
@@ -236,13 +262,18 @@ def main() -> int:
         held = [p for p in files if project_of(p.name) == project]
         mask = np.array([project_of(n) != project for n in file_names], dtype=bool)
         held_model = train(rows, mask, gold, args.l2, args.floor)
-        result = evaluate(data, held, held_model, args.cap, args.per_message)
+        result = evaluate(data, held, held_model, args.cap, args.per_message, extras)
         pooled.candidates += result.candidates
         pooled.matched_candidates += result.matched_candidates
         pooled.gold += result.gold
         pooled.matched_gold += result.matched_gold
         print(line(f"  held out: {project}", result) + f"  (t={held_model.threshold:.2f})")
     print(line("leave-one-project-out", pooled))
+    if args.extras and extras is not None:
+        args.extras.write_text(
+            "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in extras), "utf-8"
+        )
+        print(f"{len(extras)} held-out candidates match no gold fact: {args.extras}")
     print("\nweights (trained on all):")
     for name, weight in sorted(
         zip(FEATURES, model.weights, strict=True), key=lambda nw: -abs(nw[1])

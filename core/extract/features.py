@@ -95,6 +95,7 @@ FEATURES: tuple[str, ...] = (
     "assistant_list",
     "accepted",
     "person_named",
+    "rejected",
 )
 MESSAGE_SIZE_FULL = 12  # a message of this many sentences counts fully as long
 
@@ -110,6 +111,7 @@ class Context(NamedTuple):
     opening: bool = False  # from the person's first message of the transcript
     accepted: bool = False  # an assistant turn the person accepted outright ("yes", "great")
     person_named: float = 0.0  # share of its names the person wrote too (assistant only)
+    rejected: bool = False  # a soft reject of the hand rules (a question, a request…)
 
 
 NO_CONTEXT = Context()
@@ -204,6 +206,7 @@ def features(
         "assistant_list": float(role == "assistant" and block == "list"),
         "accepted": float(context.accepted),
         "person_named": context.person_named,
+        "rejected": float(context.rejected),
     }
     for name, pattern in _KINDS.items():
         needs = _NEEDS.get(name)

@@ -203,7 +203,9 @@ def eligible_sentences(messages: Iterable[Message]) -> Iterator[Eligible]:
         count, kept = message_statements(message.text, role)
         context = Context(count, opening and role == "person", accepted)
         for index, statement, block, raw, model_only in kept:
-            yield Eligible(statement, role, block, message, order + index, raw, model_only, context)
+            # a soft reject (not a pair): the hand rules turned it away, the model weighs it
+            mine = context._replace(rejected=True) if model_only and block != "pair" else context
+            yield Eligible(statement, role, block, message, order + index, raw, model_only, mine)
         order += count
         if role == "person" and count:
             opening = False

@@ -45,3 +45,30 @@ def test_eligible_sentences_know_their_message_and_the_turns_acceptance() -> Non
     assert by_text["Its tests live in backend/tests"].message_sentences == 2
     assistant = by_text["The API lives in backend/api.py"]
     assert assistant.accepted and not assistant.opening
+
+
+def test_sentences_the_hand_rules_turned_away_are_marked_for_the_model() -> None:
+    """A question or a one-task request of the person is kept for the model to weigh (a
+    soft reject), marked `rejected`: it is less often a fact than what the person states.
+    Statements and pairs are not marked. In both languages."""
+    messages = [
+        Message(
+            "user",
+            "When I run tools/run_dev.py, where is the client?\n\n"
+            "The client lives in frontend/app.\n\n"
+            "部署脚本是放在 scripts/deploy.sh 吗？\n\n"
+            "测试都放在 backend/tests 目录下面。",
+            origin="person",
+        ),
+    ]
+    items = list(eligible_sentences(messages))
+    marked = {i.text: i.context.rejected for i in items if i.block != "pair"}
+    assert marked["When I run tools/run_dev.py, where is the client?"]
+    assert not marked["The client lives in frontend/app"]
+    assert any(rejected for text, rejected in marked.items() if "deploy.sh" in text)
+    assert not any(rejected for text, rejected in marked.items() if "backend/tests" in text)
+    assert not any(i.context.rejected for i in items if i.block == "pair")
+    rejected = next(i for i in items if i.context.rejected)
+    vector = features(rejected.text, rejected.role, rejected.block, 0.0, rejected.context)
+    assert value("rejected", vector) == 1.0
+    assert value("rejected", features("The client lives in frontend/app.", "person")) == 0.0
