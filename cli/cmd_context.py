@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -164,6 +165,18 @@ def _keep_rows(store: Any, found: BlockProbe) -> None:
     )
 
 
+def _screened(store: Any) -> Callable[[str], bool]:
+    """Which entries' summaries an explanation may quote: those the guard as it is now
+    let through (a verdict kept or given this run, core/context/verdicts.py). The
+    entries left out were never screened for the block: an unscreened one shows only
+    its id and why it is out."""
+    from memdesk.core.context.verdicts import VERDICTS_NAME, GuardVerdicts
+
+    verdicts = GuardVerdicts(Path(store.root) / ".memdesk" / "index" / VERDICTS_NAME)
+    clean = {entry.id for entry in store.entries() if verdicts.known_clean(entry)}
+    return clean.__contains__
+
+
 def _openable(ctx: CliContext) -> bool:
     """The store would open (the same check `Store.open` makes): a layout the store
     refuses is reported by the uncached path, not hidden by a kept block."""
@@ -234,5 +247,5 @@ def _assemble_output(
             f"{len(result.included)} included, {len(result.excluded)} left out\n"
         )
         parts.append(result.explain_included() + "\n\n")
-        parts.append(result.explain() + "\n")
+        parts.append(result.explain(_screened(store)) + "\n")
     return "".join(parts), not result.counter.startswith("tokenizer.json:")

@@ -19,6 +19,7 @@ file, so the few entries the fill looks at are built from their own records only
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -194,6 +195,9 @@ def read(index_dir: Path, snapshot_path: Path) -> tuple[Rows, StatKey] | None:
         return None
     decoded = checked_file.decode(raw, _FORMAT)
     if decoded is None:
+        # Damaged: gone, so the next full assembly writes them again.
+        with contextlib.suppress(OSError):
+            os.unlink(index_dir / ROWS_NAME)
         return None
     header, payload = decoded
     if header.get("snapshot") != list(snap) or header.get("code") != _code_stamp():
