@@ -31,7 +31,7 @@ from memdesk.core import checked_file
 from memdesk.core.context import assembler, outline, render, weigh
 from memdesk.core.context.assembler import section_of
 from memdesk.core.context.block_cache import file_row
-from memdesk.core.context.kept_weights import _BY_CODE
+from memdesk.core.context.kept_weights import WEIGHT_BY_CODE
 from memdesk.core.context.outline import heading_path, introduces, place_of
 from memdesk.core.context.weigh import Weight
 from memdesk.core.entry import Entry
@@ -42,7 +42,7 @@ _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _MICROSECOND = dt.timedelta(microseconds=1)
 _COLUMNS = ("keys", "offsets", "lengths", "created", "classes", "until", "ts")
 # The weights `weigh` gives, by code (a class names its code).
-WEIGHTS: dict[int, Weight] = dict(_BY_CODE)
+WEIGHTS: dict[int, Weight] = dict(WEIGHT_BY_CODE)
 WEIGHT_CODES: dict[Weight, int] = {weight: code for code, weight in WEIGHTS.items()}
 
 StatKey = tuple[int, int, int, int]

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.context import kept_rows as kr
-from memdesk.core.context.assembler import _WEIGHT, _item, _purpose_factor
+from memdesk.core.context.assembler import STATUS_WEIGHT, make_item, purpose_factor
 from memdesk.core.context.fill import TOP_UP_TRIES, Layout, fill, render_within
 from memdesk.core.context.kept_counts import COUNTS_NAME, KeptCounts, kept_counter
 from memdesk.core.context.kept_weights import MIN_ENTRIES, WEIGHTS_NAME, KeptWeights
@@ -40,7 +40,7 @@ from memdesk.core.context.tokens import TokenCounter, get_counter
 from memdesk.core.context.verdicts import VERDICTS_NAME, GuardVerdicts
 from memdesk.core.entry import SCOPES, Entry
 from memdesk.core.entry_files import read_entry_file
-from memdesk.core.storage.entry_snapshot import _DECODER, SNAPSHOT_NAME, _entry_from_values
+from memdesk.core.storage.entry_snapshot import SNAPSHOT_NAME, decode_record
 
 # At most this many entry files are read (the rest must come from kept rows).
 MAX_READ = 64
@@ -182,7 +182,7 @@ def _rank(
             kind = kinds[cls] = _class(cls, scope_set, include_candidates, order, rank_of_section)
         if kind is None or (valid is not None and valid < day):
             continue
-        bucket, rank, status_weight, text_weight, purpose_factor, label = kind
+        bucket, rank, status_weight, text_weight, by_section, label = kind
         static = exp2(min(0.0, ts - now_ts) * per_second) * status_weight * text_weight
         if head is None:
             place: tuple[int, str, int, float] = (2 + rank, "", 0, -static)
@@ -191,7 +191,7 @@ def _rank(
         else:
             place = (1, "", 0, -static)
         keyed.append(
-            ((-static * purpose_factor, place), (name, entry_id, bucket, head, label, n), static)
+            ((-static * by_section, place), (name, entry_id, bucket, head, label, n), static)
         )
     keyed.sort(key=lambda k: k[0])
     return keyed, len(current), read
@@ -221,8 +221,8 @@ def _class(
     if rank is None:
         return None
     weight = kr.WEIGHTS[int(code)]
-    purpose_factor = _purpose_factor(rank, len(order))
-    return bucket, rank, _WEIGHT[status, confidence], weight.factor, purpose_factor, weight.label
+    by_section = purpose_factor(rank, len(order))
+    return bucket, rank, STATUS_WEIGHT[status, confidence], weight.factor, by_section, weight.label
 
 
 def _fill(
@@ -264,7 +264,7 @@ def _fill(
 
     def item(n: int) -> Item:
         key, (name, _, bucket, _, label, _), static = ranked[n]
-        made = _item(entries[name], bucket, static, label, rank_of_section)
+        made = make_item(entries[name], bucket, static, label, rank_of_section)
         if made.order != key[1]:
             raise _Unsure  # a row that is not what its entry gives
         return made
@@ -312,12 +312,12 @@ def _build(
             out[name] = entry
             continue
         start = rows.offsets[n]
-        record = _DECODER.decode(raw[start : start + rows.lengths[n]].decode("utf-8"))
-        if type(record) is not list or len(record) < 6:
+        record = decode_record(raw[start : start + rows.lengths[n]])
+        if record is None or record[0] != name:
             raise _Unsure
-        if "\x00".join(map(str, record[:5])) != rows.keys[n]:
+        if "\x00".join(map(str, (name, *record[1]))) != rows.keys[n]:
             raise _Unsure  # not the record the row was made from
-        entry = _entry_from_values(record[5:])
+        entry = record[2]
         if f"{entry.id}.toml" != name:
             raise _Unsure
         out[name] = entry
