@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from memdesk.core import checked_file
-from memdesk.core.context import assembler, outline, render, weigh
+from memdesk.core.context import assembler, kept_weights, outline, render, weigh
 from memdesk.core.context.assembler import section_of
 from memdesk.core.context.block_cache import file_row
 from memdesk.core.context.kept_weights import WEIGHT_BY_CODE
@@ -70,7 +70,7 @@ def stat_key(st: os.stat_result) -> StatKey:
 def _code_stamp() -> list[list[Any]] | None:
     """The stat of every module whose code decides a row."""
     rows: list[list[Any]] = []
-    for module in (assembler, outline, render, weigh, checked_file):
+    for module in (assembler, kept_weights, outline, render, weigh, checked_file):
         path = getattr(module, "__file__", None)
         try:
             rows.append([str(path), *stat_key(os.stat(str(path)))])
