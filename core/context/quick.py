@@ -9,8 +9,9 @@ prints, byte for byte, or None and the caller assembles in full:
 - only a request without a query, with settings that validate, on a store of at least
   `kept_weights.MIN_ENTRIES` entries whose kept rows index the snapshot as it is;
 - at most `MAX_READ` entry files read (changed since the snapshot, damaged, new);
-- the fill must stop early inside the `window` best-ranked entries it was given, with
-  the full top-up window after the stop (`fill.TOP_UP_TRIES`) among them;
+- the fill must stop early inside the best-ranked entries built (`WINDOW`, widened up
+  to `MAX_WINDOW`), with the full top-up window after the stop (`fill.TOP_UP_TRIES`)
+  among them;
 - the current guard screens what the block shows (`verdicts.py`): any entry it flags
   means a full assembly, which leaves it out and assembles again.
 """
@@ -44,8 +45,11 @@ from memdesk.core.storage.entry_snapshot import SNAPSHOT_NAME, decode_record
 
 # At most this many entry files are read (the rest must come from kept rows).
 MAX_READ = 64
-# How many of the best-ranked entries are built for the fill.
-WINDOW = 600
+# How many of the best-ranked entries are built for the fill first (a block of ≈ 40-110
+# entries stops near the top, with `fill.TOP_UP_TRIES` more after the stop); four times
+# as many when the fill goes past them, up to `MAX_WINDOW`, then a full assembly.
+WINDOW = 320
+MAX_WINDOW = 5120
 
 # (rank key: score x purpose factor and block order; (file name, entry id, section,
 # headings, weight label, kept row or -1); its static score)
@@ -60,6 +64,10 @@ _Kind = tuple[str, int, float, float, float, str]
 
 class _Unsure(Exception):
     """Something the quick path does not handle: assemble in full."""
+
+
+class _Wider(Exception):
+    """The fill went past the entries built: build more."""
 
 
 def quick_block(
@@ -112,10 +120,16 @@ def quick_block(
         if counter.name.startswith("tokenizer.json:"):
             return None  # a tokenizer file: not in the kept block's key (cmd_context.py)
         layout = Layout(fmt, purpose, metadata)
-        return _fill(
-            index, snapshot_key, rows, ranked, read, order, layout, budget, counts, counter,
-            window,
-        )  # fmt: skip
+        while True:
+            try:
+                return _fill(
+                    index, snapshot_key, rows, ranked, read, order, layout, budget, counts,
+                    counter, window,
+                )  # fmt: skip
+            except _Wider:
+                window *= 4
+                if window > MAX_WINDOW:
+                    return None
     except (_Unsure, TypeError, ValueError, KeyError, IndexError, OSError):
         return None
 
@@ -277,7 +291,7 @@ def _fill(
     }
     filler = fill([items[n] for n in range(top)], subject_of, layout, budget, counter)
     if top < len(ranked) and len(filler.unreached) < TOP_UP_TRIES:
-        raise _Unsure  # the fill went past the entries built
+        raise _Wider  # the fill went past the entries built
     shown, text, _ = render_within(filler, budget, counter)
     verdicts = GuardVerdicts(index / VERDICTS_NAME)
     if verdicts.flagged(item.entry for item in shown):

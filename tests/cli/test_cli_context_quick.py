@@ -220,3 +220,14 @@ def test_damaged_rows_are_not_believed(big, capsys, monkeypatch) -> None:
     raw = path.read_bytes()
     path.write_bytes(raw[:-40] + b"0" * 40)
     same(capsys, big, monkeypatch, "--budget", "1500", quick_expected=False)
+
+
+@pytest.mark.parametrize("window", [1, 40, 150])
+def test_a_fill_past_the_entries_built_builds_more(big, capsys, monkeypatch, window) -> None:
+    prepared(capsys, big, monkeypatch, "--budget", "6000")
+    quick_block = quick.quick_block
+    monkeypatch.setattr(quick, "quick_block", lambda *a, **k: quick_block(*a, **k, window=window))
+    same(capsys, big, monkeypatch, "--budget", "6000")
+    # No wider (under the top-up window after the stop, fill.TOP_UP_TRIES): in full.
+    monkeypatch.setattr(quick, "MAX_WINDOW", window)
+    same(capsys, big, monkeypatch, "--budget", "6000", quick_expected=False)
