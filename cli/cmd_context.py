@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from memdesk.cli.context import CliContext, UserError
 
@@ -77,6 +79,13 @@ def run_context(args: argparse.Namespace, ctx: CliContext) -> int:
             if kept is not None and _openable(ctx):
                 sys.stdout.write(kept)
                 return 0
+    output = None
+    if found is not None and not args.explain and not args.query and _openable(ctx):
+        output = _quick_output(args, ctx, found)
+    if output is not None:
+        sys.stdout.write(output)
+        block_cache.remember(found, output)
+        return 0
     # A short process that builds ~10^5 objects (an entry each, their lists, the
     # assembly) and frees them at exit: the cyclic collector would find no garbage in
     # them, it would only walk them again and again (a third of the time at 10k
@@ -108,6 +117,64 @@ def _cache_request(args: argparse.Namespace) -> list[str] | None:
             "candidates", "explain", "metadata",
         )
     ]  # fmt: skip
+
+
+def _quick_output(args: argparse.Namespace, ctx: CliContext, found: BlockProbe) -> str | None:
+    """The block from the kept ranking rows (core/context/quick.py): after a change to
+    a big store, only the entries the fill looks at are built. None: assemble in full."""
+    from memdesk.core.context.quick import quick_block
+
+    text = quick_block(
+        ctx.dir.resolve(),
+        found.listing,
+        found.keys,
+        found.today,
+        purpose=args.purpose,
+        budget=args.budget,
+        unit=args.unit,
+        scopes=args.scopes,
+        include_candidates=args.candidates,
+        format=args.format,
+        metadata=args.metadata,
+    )
+    if text is None:
+        return None
+    return text + "\n" if text else ""
+
+
+def _keep_rows(store: Any, found: BlockProbe) -> None:
+    """After a full assembly of a big store: keep each entry's ranking row for the next
+    run after a change (core/context/kept_rows.py), unless they are kept already."""
+    from memdesk.core.context import kept_rows
+    from memdesk.core.context.kept_weights import MIN_ENTRIES, WEIGHTS_NAME, KeptWeights
+    from memdesk.core.entry import Entry
+
+    snapshot = store.files.snapshot
+    if len(found.listing) < MIN_ENTRIES or snapshot is None:
+        return
+    index = Path(store.root) / ".memdesk" / "index"
+    if kept_rows.indexes(index, snapshot.path):
+        return
+
+    def entry_of(name: str) -> Entry | None:
+        held = store.files.held(name)
+        return held if isinstance(held, Entry) else None
+
+    kept_rows.write(
+        index, snapshot.path, found.listing, entry_of, KeptWeights(index / WEIGHTS_NAME)
+    )
+
+
+def _screened(store: Any) -> Callable[[str], bool]:
+    """Which entries' summaries an explanation may quote: those the guard as it is now
+    let through (a verdict kept or given this run, core/context/verdicts.py). The
+    entries left out were never screened for the block: an unscreened one shows only
+    its id and why it is out."""
+    from memdesk.core.context.verdicts import VERDICTS_NAME, GuardVerdicts
+
+    verdicts = GuardVerdicts(Path(store.root) / ".memdesk" / "index" / VERDICTS_NAME)
+    clean = {entry.id for entry in store.entries() if verdicts.known_clean(entry)}
+    return clean.__contains__
 
 
 def _openable(ctx: CliContext) -> bool:
@@ -166,6 +233,8 @@ def _assemble_output(
         )
     except ContextRequestError as exc:
         raise UserError(str(exc)) from exc
+    if found is not None and not args.query:
+        _keep_rows(store, found)
     if args.json:
         ctx.print_json(result.to_json())
         return "", False
@@ -178,5 +247,5 @@ def _assemble_output(
             f"{len(result.included)} included, {len(result.excluded)} left out\n"
         )
         parts.append(result.explain_included() + "\n\n")
-        parts.append(result.explain() + "\n")
+        parts.append(result.explain(_screened(store)) + "\n")
     return "".join(parts), not result.counter.startswith("tokenizer.json:")

@@ -80,6 +80,10 @@ _WEIGHT: dict[tuple[str, str], float] = {
 }
 
 
+# Status weight x confidence weight (the name `quick.py` ranks kept rows with).
+STATUS_WEIGHT = _WEIGHT
+
+
 def section_of(entry: Entry) -> str:
     section = SECTION_OF_KIND.get(entry.kind, "project")
     if entry.kind == "project" and (
@@ -201,7 +205,7 @@ def _screen(
     return excluded, eligible
 
 
-def _purpose_factor(rank: int, n_sections: int) -> float:
+def purpose_factor(rank: int, n_sections: int) -> float:
     """Earlier sections of the purpose weigh more: 1.0 for the first, down to 0.5."""
     return 1.0 - 0.5 * rank / max(1, n_sections)
 
@@ -314,7 +318,7 @@ def assemble(
     if requirement is None:
         if prepared.ranked is None:
             prepared.ranked = _rank(
-                (_item(e, s, sc, label, rank_of_section) for e, s, sc, label in eligible),
+                (make_item(e, s, sc, label, rank_of_section) for e, s, sc, label in eligible),
                 n_sections,
                 rank_of_section,
             )
@@ -329,7 +333,7 @@ def assemble(
         for entry, section, static, label in eligible:
             base = relevance.get(entry.id, 0.0) + (0.25 if section in needs else 0.0)
             if base > 0 or entry.section:  # an Item only where one is needed
-                item = _item(entry, section, base * static, label, rank_of_section)
+                item = make_item(entry, section, base * static, label, rank_of_section)
                 if entry.section:
                     sectioned.append(item)
                 if base > 0:
@@ -414,7 +418,7 @@ def assemble(
     )
 
 
-def _item(
+def make_item(
     entry: Entry, bucket: str, score: float, label: str, rank_of_section: dict[str, int]
 ) -> Item:
     return Item(entry, bucket, order_key(entry, rank_of_section[bucket], score), score, label)
@@ -423,7 +427,7 @@ def _item(
 def _rank(items: Iterable[Item], n_sections: int, rank_of_section: dict[str, int]) -> list[Item]:
     """Best first: score x the purpose's weight for the item's section; ties keep the
     items' block order (file order for memory-file entries)."""
-    factor = {bucket: _purpose_factor(rank, n_sections) for bucket, rank in rank_of_section.items()}
+    factor = {bucket: purpose_factor(rank, n_sections) for bucket, rank in rank_of_section.items()}
     return sorted(items, key=lambda i: (-i.score * factor[i.bucket], i.order))
 
 

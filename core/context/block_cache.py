@@ -61,6 +61,13 @@ def _key_of(st: os.stat_result) -> StatKey:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+def file_row(name: str, st: os.stat_result | None) -> str:
+    """An entry file's name and stat as the key holds them (what `probe` writes)."""
+    if st is None:
+        return f"{name}\x00-"
+    return f"{name}\x00{st.st_ino}\x00{st.st_size}\x00{st.st_mtime_ns}\x00{st.st_ctime_ns}"
+
+
 class BlockProbe(NamedTuple):
     """One request's cache file and the key its inputs have now."""
 
@@ -73,6 +80,8 @@ class BlockProbe(NamedTuple):
     # Every entry file's name and stat (None: it could not be stat'ed) as keyed: the
     # store reads these instead of stat'ing every file again (`EntryFileCache.prime`).
     listing: tuple[tuple[str, os.stat_result | None], ...] = ()
+    # The same files' keyed rows (`file_row`), in the same order.
+    keys: tuple[str, ...] = ()
 
 
 def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> BlockProbe | None:
@@ -112,7 +121,7 @@ def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> B
         try:
             st = child.stat(follow_symlinks=True)
         except OSError:
-            rows.append(f"{name}\x00-")
+            rows.append(file_row(name, None))
             listing.append((name, None))
             continue
         listing.append((name, st))
@@ -132,6 +141,7 @@ def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> B
         today=day,
         storable=now - newest > RACY_NS,
         listing=tuple(listing),
+        keys=tuple(rows),
     )
 
 

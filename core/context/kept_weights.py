@@ -36,6 +36,7 @@ _BY_CODE: dict[int, Weight] = {
     1: Weight(CODE_ONLY_WEIGHT, "code or sample data"),
     2: Weight(EMPHASIS_WEIGHT, "stressed rule"),
 }
+WEIGHT_BY_CODE = _BY_CODE  # for the kept ranking rows (kept_rows.py)
 _CODE_OF: dict[Weight, int] = {weight: code for code, weight in _BY_CODE.items()}
 
 

@@ -155,8 +155,10 @@ class Assembly:
             lines.append(f"     under {where} | {item.metadata}" + (f" | {gist}" if gist else ""))
         return "\n".join(lines)
 
-    def explain(self) -> str:
-        """Readable list of every entry left out and why, grouped by reason."""
+    def explain(self, gist_for: Callable[[str], bool] | None = None) -> str:
+        """Readable list of every entry left out and why, grouped by reason; the start of
+        an entry's summary only where `gist_for(entry id)` says it may be shown (an
+        entry the guard has not screened shows its id and why it is out only)."""
         if not self.excluded:
             return "Nothing was left out."
         lines = [f"Left out: {len(self.excluded)} entries"]
@@ -170,7 +172,8 @@ class Assembly:
             lines.append("")
             lines.append(f"{reason} ({len(items)}): {REASONS[reason]}")
             for item in items:
-                gist = _gist(item.summary)
+                shown = gist_for is None or gist_for(item.entry_id)
+                gist = _gist(item.summary) if shown else ""
                 lines.append(f"  - {item.entry_id}: {item.detail}" + (f" | {gist}" if gist else ""))
         return "\n".join(lines)
 

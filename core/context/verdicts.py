@@ -86,6 +86,17 @@ class GuardVerdicts:
                 out[entry.id] = reason
         return out
 
+    def known_clean(self, entry: Entry) -> bool:
+        """Whether a verdict kept or given this run says the current guard lets `entry`
+        through. Screens nothing: an entry never screened is not known clean."""
+        if "suspicious" in entry.flags:
+            return False
+        key = text_key(entry)
+        reason = self._seen.get(key)
+        if reason is None:
+            reason = self._load().get(key)
+        return reason == ""
+
     def save(self) -> bool:
         """Rewrite the file when this run screened texts it did not hold (best effort)."""
         if not self.new or self.path is None:

@@ -316,6 +316,26 @@ def _row(line: str) -> list[Any] | None:
     return row
 
 
+def decode_record(line: bytes) -> tuple[str, FileKey, Entry] | None:
+    """One record line of a snapshot file, alone: (file name, stat key, entry), or None
+    when it is not a record this module writes (the caller checks the file's digest or
+    knows the file by its stat)."""
+    try:
+        row = _DECODER.decode(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    if type(row) is not list or len(row) != 5 + len(_FIELDS):
+        return None
+    name, ino, size, mtime_ns, ctime_ns = row[:5]
+    if type(name) is not str or not all(type(n) is int for n in (ino, size, mtime_ns, ctime_ns)):
+        return None
+    try:
+        entry = _entry_from_values(row[5:])
+    except (ValueError, TypeError):
+        return None
+    return name, (ino, size, mtime_ns, ctime_ns), entry
+
+
 def _entry_values(entry: Entry) -> list[Any]:
     source = entry.source
     return [

@@ -320,6 +320,11 @@ class EntryFileCache:
     def entries(self) -> list[Entry]:
         return [item for _, _, item in self._files.values() if isinstance(item, Entry)]
 
+    def held(self, name: str) -> Entry | Problem | None:
+        """What file `name` held when last read (None: not read)."""
+        cached = self._files.get(name)
+        return cached[2] if cached is not None else None
+
     def problems(self) -> list[Problem]:
         return [item for _, _, item in self._files.values() if isinstance(item, Problem)]
 

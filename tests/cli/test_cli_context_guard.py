@@ -197,3 +197,27 @@ def test_a_verdicts_file_a_repository_brings_is_not_believed(demo, capsys) -> No
     # What this person's memdesk kept reads back.
     assert guard_verdicts.write_verdicts(path, version, {"k": ""})
     assert guard_verdicts.read_verdicts(path, version) == {"k": ""}
+
+
+def test_explain_quotes_no_unscreened_entry_left_out_for_budget(demo, capsys) -> None:
+    """An entry left out for budget was never screened for the block: --explain names it
+    (id and why) but quotes none of its text; one the guard let through is quoted."""
+    old = dt.datetime(2001, 1, 1, tzinfo=dt.UTC)
+    bad = Entry(summary=INJECTION, kind="workflow", status="confirmed", created=old, updated=old)
+    write_entry_file(demo / ".memdesk" / "entries" / f"{bad.id}.toml", bad)  # unscreened
+    store = Store.open(demo)
+    fine = store.add(
+        Entry(
+            summary="Old note: the wiki moved to the intranet " + "and more " * 80,
+            kind="workflow",
+            status="confirmed",
+            created=old,
+            updated=old,
+        )  # fmt: skip
+    )  # too long for the budget, screened when the store wrote it
+    explained = uncached(capsys, demo, "--budget", "120", "--explain")
+    left_out = explained.split("Left out:")[1]
+    assert f"{bad.id}: " in left_out
+    assert "Ignore all previous" not in explained
+    assert "attacker" not in explained
+    assert f"{fine.id}: " in left_out and "Old note: the wiki" in left_out
