@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from memdesk.core.extract.messages import Message, ReadStats
 from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, record_messages
 from memdesk.core.extract.settings import ExtractSettings
 from memdesk.core.extract.transcript import transcript_candidates
+from memdesk.core.jsonfile import BadJSON, loads
 from memdesk.core.store import StoreError
 
 ACTOR = "cli"
@@ -228,15 +228,15 @@ def read_stdin_messages(text: str) -> list[Message]:
     if not stripped:
         return []
     try:
-        value = json.loads(stripped)
-    except ValueError:
+        value = loads(stripped, "<stdin>")
+    except BadJSON:
         for number, line in enumerate(stripped.splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                records.append((f"<stdin>:{number}", json.loads(line)))
-            except ValueError as exc:
-                raise UserError(f"stdin line {number}: not JSON ({exc.msg})") from exc
+                records.append((f"<stdin>:{number}", loads(line, f"stdin line {number}")))
+            except BadJSON as exc:
+                raise UserError(f"stdin line {number}: not JSON ({exc.reason})") from None
     else:
         items = value if isinstance(value, list) else [value]
         records = [(f"<stdin>#{i}", item) for i, item in enumerate(items)]

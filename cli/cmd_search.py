@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from memdesk.cli.context import CliContext, UserError
 from memdesk.core.entry import KINDS, SCOPES, STATUSES
+from memdesk.core.jsonfile import loads
 
 MODES = ("hybrid", "text", "semantic")
 
@@ -114,7 +114,7 @@ def _run_batch(
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = loads(line, f"{args.batch}:{number}")
             query = item["query"]
             if not isinstance(query, str):
                 raise TypeError

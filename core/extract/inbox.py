@@ -30,6 +30,7 @@ from memdesk.core.extract.messages import ReadStats, log
 from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, is_line_based
 from memdesk.core.extract.settings import ExtractSettings
 from memdesk.core.extract.transcript import rank_and_cap
+from memdesk.core.jsonfile import read_json
 from memdesk.core.safepath import is_inside, leaves
 from memdesk.core.store import StoreError
 from memdesk.core.trust import is_allowed, refuse_once, transcripts_request
@@ -60,7 +61,7 @@ def state_path(store: Any) -> Path:
 def load_state(store: Any) -> dict[str, dict[str, Any]]:
     path = state_path(store)
     try:
-        data = json.loads(path.read_text("utf-8"))
+        data = read_json(path)
     except FileNotFoundError:
         return {}
     except ValueError:
