@@ -7,7 +7,7 @@ import gc
 import sys
 from typing import TYPE_CHECKING
 
-from memdesk.cli.context import CliContext, UserError
+from memdesk.cli.context import CliContext, UserError, whole_number
 
 if TYPE_CHECKING:
     from memdesk.core.context.block_cache import BlockProbe
@@ -23,7 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--purpose", help="coding, chat or a purpose from settings")
-    p.add_argument("--budget", type=int, help="hard limit, in --unit (default from settings)")
+    p.add_argument(
+        "--budget",
+        type=whole_number(0, 10**9),
+        help="hard limit, in --unit (default from settings)",
+    )
     p.add_argument("--unit", choices=("tokens", "chars"), help="budget unit")
     p.add_argument("--query", help="the user's next message: ranks and filters by relevance")
     p.add_argument(

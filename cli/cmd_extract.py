@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memdesk.cli.context import CliContext, UserError
+from memdesk.cli.context import CliContext, UserError, whole_number
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
 from memdesk.core.extract.flush import flush
@@ -56,7 +56,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--session-id", default="", help="session id for messages that have none")
-    p.add_argument("--max", type=int, default=None, help="cap (default: max_facts_per_flush, 10)")
+    p.add_argument(
+        "--max",
+        type=whole_number(1, 100_000),
+        default=None,
+        help="cap (default: max_facts_per_flush, 10)",
+    )
     p.add_argument("--json", action="store_true", help="print the memory_flushed payload as JSON")
     p.set_defaults(func=run_flush)
 

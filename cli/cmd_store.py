@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memdesk.cli.context import CliContext, UserError
+from memdesk.cli.context import CliContext, UserError, whole_number
 from memdesk.core.entry import CONFIDENCES, KINDS, SCOPES, STATUSES, Entry, EntryError, Source
 from memdesk.core.entry_view import describe
 from memdesk.core.importing import export_entries, looks_like_markdown, read_import_file
@@ -67,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--base-version",
-        type=int,
+        type=whole_number(1, 2**53),
         help="the version you read; a newer version on disk is 3-way merged",
     )
     p.add_argument("--json", action="store_true", help="print the edited entry as JSON")
