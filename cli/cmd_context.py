@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--purpose", help="coding, chat or a purpose from settings")
     p.add_argument(
         "--budget",
-        type=whole_number(0, 10**9),
+        type=whole_number(None, 10**9),
         help="hard limit, in --unit (default from settings)",
     )
     p.add_argument("--unit", choices=("tokens", "chars"), help="budget unit")

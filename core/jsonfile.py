@@ -37,7 +37,7 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, BadJSON):
         return exc.reason
     if isinstance(exc, json.JSONDecodeError):
-        return f"malformed JSON: {exc.msg} (column {exc.colno})"
+        return f"malformed JSON: {exc.msg}"
     if isinstance(exc, RecursionError):
         return "JSON nested too deeply to read"
     if isinstance(exc, UnicodeDecodeError):
