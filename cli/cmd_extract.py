@@ -148,7 +148,9 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
             )
         for result in ingest_sources(store):
             if result.error:
-                print(f"memdesk: warning: {result.path}: {result.error}", file=sys.stderr)
+                named = result.error.startswith(result.path)  # a reader's error names it
+                where = "" if named else f"{result.path}: "
+                print(f"memdesk: warning: {where}{result.error}", file=sys.stderr)
             report["files"].append(
                 {
                     "path": result.path,

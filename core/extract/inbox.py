@@ -24,6 +24,7 @@ from typing import Any
 
 from memdesk.core.atomic import atomic_write_text
 from memdesk.core.context.settings import SettingsError
+from memdesk.core.errors import describe_error
 from memdesk.core.extract.files import file_candidates
 from memdesk.core.extract.flush import WriteResult, select_new
 from memdesk.core.extract.messages import ReadStats, log
@@ -193,7 +194,27 @@ def is_source(store: Any, path: Path | str, settings: ExtractSettings | None = N
 def ingest_sources(store: Any) -> list[IngestResult]:
     """Read what is new in every source (inbox + globs)."""
     settings = ExtractSettings.from_mapping(store.settings)
-    return [ingest_path(store, path, settings=settings) for path in source_files(store, settings)]
+    return [_ingest_one(store, path, settings) for path in source_files(store, settings)]
+
+
+def _ingest_one(store: Any, path: Path, settings: ExtractSettings) -> IngestResult:
+    """One source file; what it cannot read (a name or text no codec takes, a value no
+    parser holds) sets that file aside with its reason, and the others are still read."""
+    try:
+        return ingest_path(store, path, settings=settings)
+    except (ValueError, RecursionError) as exc:  # UnicodeError is a ValueError
+        return IngestResult(path=shown_path(path), error=f"{describe_error(exc)}; set aside")
+
+
+def shown_path(path: Path | str) -> str:
+    """`path` as text that prints and encodes: a name that is not UTF-8 (its bytes are
+    surrogate-escaped) is shown as the repr of those bytes."""
+    text = os.fspath(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return repr(os.fsencode(text))
+    return text
 
 
 def ingest_path(
@@ -204,8 +225,11 @@ def ingest_path(
         why = leaves(path, store.root)
         return IngestResult(path=str(path), error=f"{why}; not read")
     path = Path(path).resolve()
-    result = IngestResult(path=str(path))
+    result = IngestResult(path=shown_path(path))
     if not path.is_file():
+        return result
+    if result.path != str(path):  # its name would reach every candidate, the guard, the journal
+        result.error = "the file name is not UTF-8; set aside, not read (rename it to read it)"
         return result
     if not is_inside(path, store.root):
         refused = _outside_refusal(store, path, settings)

@@ -71,3 +71,22 @@ def test_a_deep_store_file_does_not_stop_the_store(project: Path, name: str) -> 
     assert "pytest -q" in run_cli("--dir", str(project), "list").stdout
     if name == "consolidation.json":
         _clean(run_cli("--dir", str(project), "consolidate", "--dry-run"))
+
+
+def test_an_inbox_name_that_is_not_utf8_is_set_aside_and_the_rest_read(project: Path) -> None:
+    # Round 8, R2: one such name made every `extract --sources` fail, naming no file.
+    import os
+
+    inbox = os.fsencode(project / ".memdesk" / "inbox")
+    message = b'{"role":"user","content":"Always remember: lint before push."}\n'
+    with open(inbox + b"/bad\xff\xfe.jsonl", "wb") as handle:
+        handle.write(message)
+    (project / ".memdesk" / "inbox" / "good.jsonl").write_text(
+        '{"role":"user","content":"Always remember: never deploy on a Friday."}\n'
+    )
+    done = run_cli("--dir", str(project), "extract", "--sources")
+    _clean(done)
+    assert done.returncode == 0
+    assert "bad\\xff\\xfe.jsonl'" in done.stderr and "not UTF-8" in done.stderr
+    listed = run_cli("--dir", str(project), "list").stdout
+    assert "Friday" in listed and "lint before push" not in listed
