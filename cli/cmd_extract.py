@@ -140,6 +140,11 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
             raise UserError("--sources needs a memdesk working directory (run `memdesk init`)")
         if args.dry_run:
             raise UserError("--sources cannot be combined with --dry-run (it records offsets)")
+        if store.lock.read_only_reason:  # nothing read could be kept: say so, not "added 0"
+            raise UserError(
+                f"cannot write to this store ({store.lock.read_only_reason}); "
+                "the sources were not read"
+            )
         for pattern in unmatched_globs(store):
             print(
                 f"memdesk: warning: {store.settings_path}: [sources] transcripts "

@@ -153,6 +153,17 @@ def _guarded(fn):  # type: ignore[no-untyped-def]
 
 @_guarded
 def run_init(args: argparse.Namespace, ctx: CliContext) -> int:
+    from memdesk.core.store import is_store
+
+    if is_store(ctx.dir):
+        store = ctx.store()  # opened, not laid out: a read-only store is only read
+        reason = store.lock.read_only_reason
+        if reason:
+            print(f"already initialised: {store.meta_dir} (read-only here: {reason})")
+            return 0
+        store = ctx.store(create=True)  # lays out what is missing
+        print(f"already initialised: {store.meta_dir}")
+        return 0
     store = ctx.store(create=True)
     print(f"initialised {store.meta_dir}")
     return 0
