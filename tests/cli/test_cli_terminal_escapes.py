@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from cli_process import run_cli
-
 from memdesk.cli.safe_output import SafeStream
 from memdesk.core.controls import show_controls, strip_controls
 from memdesk.core.entry import Entry
