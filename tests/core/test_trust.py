@@ -141,3 +141,32 @@ def test_allow_also_adds_to_what_was_allowed_and_nothing_more(tmp_path: Path) ->
     assert is_allowed(tmp_path, first) and is_allowed(tmp_path, second)
     assert not is_allowed(tmp_path, transcripts_request("~/.aws/*"))
     assert len(record_for(tmp_path).allowed) == 2
+
+
+def test_an_outside_glob_not_allowed_is_refused_before_it_is_expanded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Round 8, R5: the outside folder was listed (glob, scandir) before the refusal.
+    import glob as glob_module
+
+    from memdesk.core.extract.inbox import source_files, unmatched_globs, watch_roots
+
+    outside = tmp_path / "sessions"
+    outside.mkdir()
+    (outside / "a.jsonl").write_text("{}\n", "utf-8")
+    store = project(tmp_path, f'[sources]\ntranscripts = ["{outside}/*.jsonl", "t/*.jsonl"]\n')
+    expanded: list[str] = []
+    real_glob, real_iglob = glob_module.glob, glob_module.iglob
+    monkeypatch.setattr(glob_module, "glob", lambda p, **k: expanded.append(p) or real_glob(p, **k))
+    monkeypatch.setattr(
+        glob_module, "iglob", lambda p, **k: expanded.append(p) or real_iglob(p, **k)
+    )
+    assert source_files(store) == []
+    assert unmatched_globs(store) == ["t/*.jsonl"]
+    assert all(r.added == [] for r in ingest_sources(store))
+    assert not any(str(outside) in p for p in expanded), expanded
+    assert any(p.endswith("t/*.jsonl") for p in expanded)  # the inside glob still is
+    assert outside not in watch_roots(store)
+    allow(store.root, requests(store.settings, store.root))
+    assert source_files(store) == [(outside / "a.jsonl").resolve()]
+    assert outside.resolve() in watch_roots(store)
