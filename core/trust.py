@@ -38,7 +38,7 @@ _warned: set[tuple[str, str]] = set()  # (dir, fingerprint): say each refusal on
 class Request:
     """One thing the settings ask to run or read: `key` names the setting."""
 
-    key: str  # extractor.command, extractor.callable, sources.transcripts
+    key: str  # extractor.command, extractor.callable, sources.transcripts, context.tokenizer
     value: str  # the command line, the callable, the glob, as a person reads it
 
     @property
@@ -110,6 +110,29 @@ def glob_leaves(pattern: str, root: Path | str) -> bool:
     return any(not is_inside(p, root) for p in glob.glob(expanded, recursive=True))
 
 
+def tokenizer_request(value: object, root: Path | str) -> Request | None:
+    """`[context] tokenizer` as a path that leaves the working directory (and is not a
+    file of an installed package): a file a repository could aim at /etc/shadow."""
+    from memdesk.core.context.settings import TOKENIZER_NAMES
+
+    if not isinstance(value, str) or value in TOKENIZER_NAMES:
+        return None
+    path = os.path.realpath(os.path.join(os.fspath(root), os.path.expanduser(value)))
+    if is_inside(path, root) or any(is_inside(path, d) for d in _package_dirs()):
+        return None
+    return Request("context.tokenizer", path)
+
+
+def _package_dirs() -> list[str]:
+    """Where installed packages live: a tokenizer.json shipped with one is no secret."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    found = {paths[k] for k in ("purelib", "platlib") if k in paths}
+    found.add(str(Path(__file__).resolve().parent.parent))  # memdesk's own files
+    return sorted(found)
+
+
 def requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]:
     """Everything the settings ask to run or read outside; raises SettingsError."""
     settings = ExtractSettings.from_mapping(raw_settings)
@@ -118,6 +141,12 @@ def requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]
     if plugin is not None:
         found.append(plugin)
     found += [transcripts_request(p) for p in settings.sources.transcripts if glob_leaves(p, root)]
+    context = raw_settings.get("context")
+    tokenizer = (
+        tokenizer_request(context.get("tokenizer"), root) if isinstance(context, dict) else None
+    )
+    if tokenizer is not None:
+        found.append(tokenizer)
     return found
 
 
