@@ -170,3 +170,33 @@ def test_an_outside_glob_not_allowed_is_refused_before_it_is_expanded(
     allow(store.root, requests(store.settings, store.root))
     assert source_files(store) == [(outside / "a.jsonl").resolve()]
     assert outside.resolve() in watch_roots(store)
+
+
+def test_a_changed_script_inside_the_project_needs_allowing_again(tmp_path: Path) -> None:
+    # Round 8, escape 5: trust covered the command line, not the script it runs.
+    from memdesk.core.consolidate.extractor import run_plugin
+
+    store = project(tmp_path, "")
+    script = store.root / "tools" / "extract.py"
+    script.parent.mkdir()
+    script.write_text(MARK_SCRIPT, "utf-8")
+    mark, pwned = tmp_path / "ran.txt", tmp_path / "PWNED"
+    text = store.settings_path.read_text()
+    store.settings_path.write_text(
+        text + f'[extractor]\ncommand = ["{sys.executable}", "tools/extract.py", "{mark}"]\n'
+    )
+    allow(store.root, requests(store.settings, store.root))
+    extractor = ExtractSettings.from_mapping(store.settings).extractor
+    assert run_extractor(MESSAGES, extractor, cwd=store.root).name != "heuristic"
+    assert mark.read_text() == "ran"
+    # Consolidation runs it with its own timeout: still the thing allowed.
+    assert run_plugin(store.settings, MESSAGES, store.root, timeout=5.0).candidates
+    # A pull changes the script, not the command line.
+    script.write_text(f"import pathlib; pathlib.Path({str(pwned)!r}).write_text('x')\n")
+    found = run_extractor(MESSAGES, extractor, cwd=store.root)
+    assert found.name == "heuristic" and "not allowed" in found.notice
+    assert not run_plugin(store.settings, MESSAGES, store.root, timeout=5.0).candidates
+    assert not pwned.exists()
+    allow(store.root, requests(store.settings, store.root))  # allowed again, as it is now
+    run_extractor(MESSAGES, extractor, cwd=store.root)
+    assert pwned.exists()
