@@ -8,7 +8,6 @@ import logging
 from pathlib import Path
 
 import pytest
-
 from memdesk.core.context.settings import load_settings, save_settings
 from memdesk.core.context.tokens import get_counter
 from memdesk.core.trust import allow, requests
