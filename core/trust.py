@@ -31,6 +31,7 @@ from memdesk.core.atomic import atomic_write_text
 from memdesk.core.extract.messages import log
 from memdesk.core.extract.settings import ExtractorSettings, ExtractSettings
 from memdesk.core.safepath import is_inside
+from memdesk.core.toml_errors import loads_toml
 
 TRUST_ENV = "MEMDESK_TRUST_FILE"
 _warned: set[tuple[str, str]] = set()  # (dir, fingerprint): say each refusal once
@@ -192,7 +193,7 @@ def requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]
 def load_records() -> list[TrustRecord]:
     path = trust_file()
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        data = loads_toml(path.read_text("utf-8"))
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
-from memdesk.core.toml_errors import describe_toml_error
+from memdesk.core.toml_errors import describe_toml_error, loads_toml
 
 log = logging.getLogger("memdesk.context")
 
@@ -249,7 +249,7 @@ def load_settings(root: Path | str) -> Settings:
     if not path.exists():
         return parse_settings({}, path=path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = loads_toml(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError("", describe_toml_error(path, exc)) from exc
     settings = parse_settings(data, path=path)

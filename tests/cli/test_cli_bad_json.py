@@ -90,3 +90,19 @@ def test_an_inbox_name_that_is_not_utf8_is_set_aside_and_the_rest_read(project: 
     assert "bad\\xff\\xfe.jsonl'" in done.stderr and "not UTF-8" in done.stderr
     listed = run_cli("--dir", str(project), "list").stdout
     assert "Friday" in listed and "lint before push" not in listed
+
+
+def test_toml_nested_too_deep_is_one_line_naming_the_file(project: Path) -> None:
+    added = run_cli("--dir", str(project), "add", "Run tests with pytest -q")
+    deep = "deep = " + "[" * 5000 + "]" * 5000 + "\n"
+    entry = next((project / ".memdesk" / "entries").rglob("*.toml"))
+    entry.write_text(entry.read_text() + deep)
+    done = run_cli("--dir", str(project), "problems")
+    _clean(done)
+    assert f"{entry.name}: malformed TOML: nested too deeply" in done.stdout + done.stderr
+    settings = project / ".memdesk" / "settings.toml"
+    settings.write_text(settings.read_text() + deep)
+    done = run_cli("--dir", str(project), "context")
+    _clean(done)
+    assert "settings.toml: not valid TOML: nested too deeply to read" in done.stderr
+    assert added.stdout.strip()

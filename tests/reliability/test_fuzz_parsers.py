@@ -78,3 +78,14 @@ def test_a_journal_line_nested_too_deep_costs_that_line(tmp_path) -> None:  # ty
     from fuzz_targets import check_journal
 
     check_journal([_DEEP[0].decode().strip(), _DEEP[2].decode().strip()], tmp_path)
+
+
+@pytest.mark.parametrize("name", ["entry_toml", "settings"])
+def test_toml_nested_too_deep_is_refused_in_one_line(name: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Like deep JSON: tomllib's recursion ran out and "unexpected RecursionError" came out.
+    target = next(t for t in TARGETS if t.name == name)
+    raw = b'summary = "x"\ndeep = ' + b"[" * 5000 + b"]" * 5000 + b"\n"
+    try:
+        target.check(raw, tmp_path)
+    except target.allowed:
+        pass
