@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("open", help="open the TUI on a working directory (the default verb)")
     p.add_argument("path", nargs="?", help="working directory (default: --dir or .)")
     p.add_argument("--init", action="store_true", help="create .memdesk/ if it is missing")
-    p.set_defaults(func=run_open)
+    p.set_defaults(func=run_open, raw_output=True)
 
     p = sub.add_parser("demo", help="open the TUI on a copy of the bundled demo project")
     p.add_argument(
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="only copy it and print where (for scripts and tests)",
     )
-    p.set_defaults(func=run_demo)
+    p.set_defaults(func=run_demo, raw_output=True)
 
 
 def _run_tui(store: Store) -> int:

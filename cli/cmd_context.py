@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memdesk.cli.context import CliContext, UserError
+from memdesk.cli.context import CliContext, UserError, whole_number
 
 if TYPE_CHECKING:
     from memdesk.core.context.block_cache import BlockProbe
@@ -25,7 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--purpose", help="coding, chat or a purpose from settings")
-    p.add_argument("--budget", type=int, help="hard limit, in --unit (default from settings)")
+    p.add_argument(
+        "--budget",
+        type=whole_number(None, 10**9),
+        help="hard limit, in --unit (default from settings)",
+    )
     p.add_argument("--unit", choices=("tokens", "chars"), help="budget unit")
     p.add_argument("--query", help="the user's next message: ranks and filters by relevance")
     p.add_argument(

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from memdesk.cli.context import CliContext, UserError
+from memdesk.cli.context import CliContext, UserError, whole_number
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
 from memdesk.core.extract.flush import flush
@@ -17,6 +16,7 @@ from memdesk.core.extract.messages import Message, ReadStats
 from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, record_messages
 from memdesk.core.extract.settings import ExtractSettings
 from memdesk.core.extract.transcript import transcript_candidates
+from memdesk.core.jsonfile import BadJSON, loads
 from memdesk.core.store import StoreError
 
 ACTOR = "cli"
@@ -56,7 +56,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--session-id", default="", help="session id for messages that have none")
-    p.add_argument("--max", type=int, default=None, help="cap (default: max_facts_per_flush, 10)")
+    p.add_argument(
+        "--max",
+        type=whole_number(1, 100_000),
+        default=None,
+        help="cap (default: max_facts_per_flush, 10)",
+    )
     p.add_argument("--json", action="store_true", help="print the memory_flushed payload as JSON")
     p.set_defaults(func=run_flush)
 
@@ -135,6 +140,11 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
             raise UserError("--sources needs a memdesk working directory (run `memdesk init`)")
         if args.dry_run:
             raise UserError("--sources cannot be combined with --dry-run (it records offsets)")
+        if store.lock.read_only_reason:  # nothing read could be kept: say so, not "added 0"
+            raise UserError(
+                f"cannot write to this store ({store.lock.read_only_reason}); "
+                "the sources were not read"
+            )
         for pattern in unmatched_globs(store):
             print(
                 f"memdesk: warning: {store.settings_path}: [sources] transcripts "
@@ -143,7 +153,9 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
             )
         for result in ingest_sources(store):
             if result.error:
-                print(f"memdesk: warning: {result.path}: {result.error}", file=sys.stderr)
+                named = result.error.startswith(result.path)  # a reader's error names it
+                where = "" if named else f"{result.path}: "
+                print(f"memdesk: warning: {where}{result.error}", file=sys.stderr)
             report["files"].append(
                 {
                     "path": result.path,
@@ -228,15 +240,15 @@ def read_stdin_messages(text: str) -> list[Message]:
     if not stripped:
         return []
     try:
-        value = json.loads(stripped)
-    except ValueError:
+        value = loads(stripped, "<stdin>")
+    except BadJSON:
         for number, line in enumerate(stripped.splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                records.append((f"<stdin>:{number}", json.loads(line)))
-            except ValueError as exc:
-                raise UserError(f"stdin line {number}: not JSON ({exc.msg})") from exc
+                records.append((f"<stdin>:{number}", loads(line, f"stdin line {number}")))
+            except BadJSON as exc:
+                raise UserError(f"stdin line {number}: not JSON ({exc.reason})") from None
     else:
         items = value if isinstance(value, list) else [value]
         records = [(f"<stdin>#{i}", item) for i, item in enumerate(items)]

@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "pending. Creates .memdesk/ in --dir when it is missing. See docs/mcp.md."
         ),
     )
-    p.set_defaults(func=run_mcp)
+    p.set_defaults(func=run_mcp, raw_output=True)
 
 
 def run_mcp(args: argparse.Namespace, ctx: CliContext) -> int:

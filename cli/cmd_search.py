@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from memdesk.cli.context import CliContext, UserError
+from memdesk.cli.context import CliContext, UserError, whole_number
 from memdesk.core.entry import KINDS, SCOPES, STATUSES
+from memdesk.core.jsonfile import loads
 
 MODES = ("hybrid", "text", "semantic")
+MAX_LIMIT = 100_000  # hits; more than any store holds, less than what overflows
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scope", choices=SCOPES, action="append", help="repeatable")
     p.add_argument("--since", type=_day, metavar="YYYY-MM-DD", help="updated on or after")
     p.add_argument("--until", type=_day, metavar="YYYY-MM-DD", help="updated before")
-    p.add_argument("--limit", type=int, default=10, help="how many hits")
+    p.add_argument("--limit", type=whole_number(1, MAX_LIMIT), default=10, help="how many hits")
     p.add_argument("--json", action="store_true", help="a JSON array of hits")
     p.add_argument(
         "--batch",
@@ -114,7 +115,7 @@ def _run_batch(
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = loads(line, f"{args.batch}:{number}")
             query = item["query"]
             if not isinstance(query, str):
                 raise TypeError
@@ -123,7 +124,10 @@ def _run_batch(
         mode = item.get("mode", args.mode)
         if mode not in MODES:
             raise UserError(f"{args.batch}:{number}: unknown mode {mode!r}")
-        limit = int(item.get("limit", args.limit))
+        try:
+            limit = whole_number(1, MAX_LIMIT)(str(item.get("limit", args.limit)))
+        except argparse.ArgumentTypeError as exc:
+            raise UserError(f"{args.batch}:{number}: limit {exc}") from None
         hits = service.search(query, mode=mode, limit=limit, **filters)
         ctx.print_jsonl({"id": item.get("id"), "hits": [h.to_json() for h in hits]})
     return 0

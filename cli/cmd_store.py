@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memdesk.cli.context import CliContext, UserError
+from memdesk.cli.context import CliContext, UserError, whole_number
 from memdesk.core.entry import CONFIDENCES, KINDS, SCOPES, STATUSES, Entry, EntryError, Source
 from memdesk.core.entry_view import describe
 from memdesk.core.importing import export_entries, looks_like_markdown, read_import_file
@@ -67,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--base-version",
-        type=int,
+        type=whole_number(1, 2**53),
         help="the version you read; a newer version on disk is 3-way merged",
     )
     p.add_argument("--json", action="store_true", help="print the edited entry as JSON")
@@ -153,6 +153,17 @@ def _guarded(fn):  # type: ignore[no-untyped-def]
 
 @_guarded
 def run_init(args: argparse.Namespace, ctx: CliContext) -> int:
+    from memdesk.core.store import is_store
+
+    if is_store(ctx.dir):
+        store = ctx.store()  # opened, not laid out: a read-only store is only read
+        reason = store.lock.read_only_reason
+        if reason:
+            print(f"already initialised: {store.meta_dir} (read-only here: {reason})")
+            return 0
+        store = ctx.store(create=True)  # lays out what is missing
+        print(f"already initialised: {store.meta_dir}")
+        return 0
     store = ctx.store(create=True)
     print(f"initialised {store.meta_dir}")
     return 0

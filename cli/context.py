@@ -5,12 +5,32 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from memdesk.core.errors import describe_error
 
-__all__ = ["CliContext", "UserError", "describe_error"]
+__all__ = ["CliContext", "UserError", "describe_error", "whole_number"]
+
+
+def whole_number(low: int | None, high: int) -> Callable[[str], int]:
+    """An argparse `type` for a whole number from `low` to `high`: a number past what the
+    code under it can hold (a 20-digit --limit overflowed) is refused at the option.
+    `low` None: the verb checks the lower end itself, with its own message."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+        if value > high or (low is not None and value < low):
+            span = f"from {low} to {high:,}" if low is not None else f"at most {high:,}"
+            raise argparse.ArgumentTypeError(f"must be {span}, got {text[:40]}")
+        return value
+
+    parse.__name__ = "whole number"  # argparse's "invalid whole number value"
+    return parse
 
 
 class UserError(Exception):

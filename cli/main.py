@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import memdesk.cli as cli_package
+from memdesk.cli import safe_output
 from memdesk.cli.context import CliContext, UserError, describe_error
 from memdesk.core.safepath import UnsafePath
 
@@ -135,6 +136,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     ctx = CliContext(args)
+    if getattr(args, "raw_output", False):  # the desk draws, the MCP server speaks JSON-RPC
+        return _run(args, ctx)
+    saved = sys.stdout, sys.stderr
+    safe_output.install(sys)  # a stored terminal escape is shown, never run
+    try:
+        return _run(args, ctx)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _run(args: argparse.Namespace, ctx: CliContext) -> int:
     try:
         code = int(args.func(args, ctx) or 0)
         for warning in ctx.warnings():

@@ -19,6 +19,8 @@ import hashlib
 import json
 from typing import Any
 
+from memdesk.core.jsonfile import loads
+
 DIGEST = "blake2b"
 
 
@@ -39,7 +41,7 @@ def decode(raw: bytes, format: str) -> tuple[dict[str, Any], bytes] | None:
     if not sep:
         return None
     try:
-        header = json.loads(head)
+        header = loads(head, "file header")
     except (ValueError, RecursionError):
         return None
     if (

@@ -12,12 +12,12 @@ Two kinds of finding, both `Problem`s for `memdesk problems` and `memdesk doctor
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memdesk.core.jsonfile import read_json
 from memdesk.core.safepath import RETIRED_NAME, is_entry_id, leaves
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def _read_json(path: Path, root: Path) -> object:
     if not path.is_file() or leaves(path, root) is not None:
         return None
     try:
-        return json.loads(path.read_text("utf-8"))
+        return read_json(path)
     except (OSError, ValueError):
         return None
 

@@ -33,6 +33,7 @@ from memdesk.core.pairs import (
     find_pairs,
     pair_key,
 )
+from memdesk.core.toml_errors import loads_toml
 
 FIELD_KINDS: tuple[str, ...] = ("concurrent-edit", "conflict-markers")
 PAIR_KINDS: tuple[str, ...] = ("contradiction", "near-duplicate", "exact-duplicate")
@@ -210,7 +211,7 @@ def merge_edit_text(conflict: Conflict, choices: dict[str, Any] | None = None) -
 def parse_edit_text(conflict: Conflict, text: str) -> dict[str, Any]:
     """Choices for `resolve_fields` from the edited TOML; a missing field keeps "theirs"."""
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConflictError(f"the edited merge is not valid TOML: {exc}") from exc
     unknown = sorted(set(data) - set(conflict.field_names))

@@ -20,7 +20,6 @@ What it looks for:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -33,6 +32,7 @@ from memdesk.core.confinement import MEMORY_FILE, META_DIR, layout_problems
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
 from memdesk.core.guard import SUSPICIOUS, meaning_status, redact_text
+from memdesk.core.jsonfile import read_json
 from memdesk.core.safepath import is_inside, leaves, shown
 from memdesk.core.trust import TrustError, is_allowed, refusal, requests
 
@@ -309,7 +309,7 @@ def _manifest_secrets(root: Path) -> list[Finding]:
         return out
     for path in sorted(folder.glob("*.json")):
         try:
-            data = json.loads(path.read_text("utf-8")) if leaves(path, root) is None else None
+            data = read_json(path) if leaves(path, root) is None else None
         except (OSError, ValueError):
             continue
         if not isinstance(data, dict):

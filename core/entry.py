@@ -15,6 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from memdesk.core.controls import strip_controls
 from memdesk.core.safepath import ENTRY_ID
 
 KINDS: tuple[str, ...] = (
@@ -115,7 +116,10 @@ _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 def clean_text(text: str) -> str:
     """Text that can be written as UTF-8: a surrogate pair becomes its character, a lone
     surrogate (a broken emoji in a transcript, a non-UTF-8 byte in a shell argument)
-    becomes U+FFFD instead of failing every write later."""
+    becomes U+FFFD instead of failing every write later. Terminal control characters
+    (an escape sequence, a carriage return) are dropped: a memory text never needs
+    them, and printed they could hide text from the reviewer or write to the terminal."""
+    text = strip_controls(text)
     try:
         text.encode("utf-8")
         return text

@@ -17,6 +17,7 @@ from typing import Any
 import tomli_w
 from memdesk.core.atomic import atomic_write_bytes
 from memdesk.core.entry import Entry, EntryError
+from memdesk.core.toml_errors import loads_toml
 
 MAX_ENTRY_BYTES = 1_000_000  # an entry is a few hundred bytes; a megabyte is junk
 
@@ -69,7 +70,7 @@ def write_entry_file(path: Path, entry: Entry, *, durable: bool = True) -> None:
 def parse_entry_text(text: str, path: str) -> Entry:
     """Parse TOML text into an Entry; raises EntryError with a line where known."""
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text)
     except tomllib.TOMLDecodeError as exc:
         match = _TOML_LINE.search(str(exc))
         err = EntryError(f"malformed TOML: {exc}", path=path)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdesk.core.entry import Entry, EntryError, entry_from_json
+from memdesk.core.jsonfile import BadJSON, loads
 
 
 @dataclass
@@ -29,9 +30,9 @@ def read_import_file(path: Path) -> ImportResult:
             result.errors.append(f"{path}:{bad_line}: not UTF-8 text (byte {exc.start})")
             return result
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            result.errors.append(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}")
+            data = loads(text, str(path))
+        except BadJSON as exc:
+            result.errors.append(str(exc))
             return result
         items = [(f"item {i}", item) for i, item in enumerate(data)]
     else:
@@ -45,9 +46,9 @@ def read_import_file(path: Path) -> ImportResult:
             if not line.strip():
                 continue
             try:
-                items.append((f"line {number}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                result.errors.append(f"{path}:{number}: malformed JSON: {exc.msg}")
+                items.append((f"line {number}", loads(line, f"{path}:{number}")))
+            except BadJSON as exc:
+                result.errors.append(f"{path}:{number}: {exc.reason}")
     for position, item in items:
         if not isinstance(item, dict):
             result.errors.append(

@@ -16,6 +16,7 @@ from typing import Any
 
 from memdesk.core.atomic import NOT_WRITABLE, append_line_durably
 from memdesk.core.entry import now
+from memdesk.core.jsonfile import loads
 from memdesk.core.safepath import is_entry_id, open_no_follow
 
 
@@ -47,7 +48,7 @@ class JournalRecord:
     def from_json(cls, line: str) -> JournalRecord:
         """Parse one line; ValueError when it is not a record of the right shape (a
         reader skips it and reports its line, so one bad line breaks nothing)."""
-        data = json.loads(line)
+        data = loads(line, "journal record")
         if not isinstance(data, dict):
             raise ValueError(f"a journal record is an object, got {type(data).__name__}")
         fields = {k: v for k, v in data.items() if k in _FIELD_TYPES}

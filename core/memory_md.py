@@ -42,6 +42,7 @@ from typing import Protocol
 
 from memdesk.core.atomic import atomic_write_bytes, atomic_write_text
 from memdesk.core.entry import normalise_text, text_hash
+from memdesk.core.jsonfile import read_json
 from memdesk.core.memory_md_secrets import mark_multiline_secrets, scrub_file, scrub_kind
 from memdesk.core.own_writes import (
     NO_FINGERPRINT,
@@ -147,7 +148,7 @@ class MemoryFile:
     # -- state -------------------------------------------------------------------
     def load_state(self) -> MemoryState:
         try:
-            data = json.loads(self.state_path.read_text("utf-8"))
+            data = read_json(self.state_path)
             # A retired name is a file name memdesk made; anything else (a path from
             # a forged state) is dropped, never opened or deleted.
             return MemoryState(

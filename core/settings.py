@@ -41,7 +41,7 @@ from memdesk.core.extract.settings import (
 )
 from memdesk.core.memfiles.settings import MemfilesSettings, parse_memfiles
 from memdesk.core.search.settings import SearchSettings, SearchSettingsError
-from memdesk.core.toml_errors import describe_toml_error
+from memdesk.core.toml_errors import describe_toml_error, loads_toml
 
 # What each component raises for a bad value of its table.
 _SECTION_ERRORS = (SettingsError, SearchSettingsError, AgentCallError)
@@ -150,7 +150,7 @@ def load(root: Path | str) -> MemdeskSettings:
     and one problem naming the line."""
     path = settings_path(root)
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        data = loads_toml(path.read_text("utf-8"))
     except FileNotFoundError:
         return MemdeskSettings(path=path)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 _POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)\s*$|\s*\(at end of document\)\s*$")
 
@@ -27,3 +28,13 @@ def describe_toml_error(path: Path | str, exc: tomllib.TOMLDecodeError | Unicode
     what = _POSITION.sub("", str(exc))
     where = f"{path}:{line}" if line else f"{path}"
     return f"{where}: not valid TOML: {what}"
+
+
+def loads_toml(text: str) -> dict[str, Any]:
+    """`tomllib.loads`, with arrays or tables nested too deeply for the parser's recursion
+    (a hostile settings or entry file) raised as the `TOMLDecodeError` every reader
+    already turns into one line, not as a RecursionError."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError("nested too deeply to read") from None

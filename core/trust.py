@@ -8,11 +8,13 @@ allows it on this machine, as git does with `safe.directory` and direnv with `al
 Trust is kept outside every repository, in `$MEMDESK_TRUST_FILE`, else
 `$XDG_CONFIG_HOME/memdesk/trust.toml` (`~/.config/memdesk/trust.toml`). A record names
 the working directory by its real path and holds a fingerprint (sha256) of each allowed
-request; a changed command is a new request and needs allowing again.
+request; a changed command, or a changed script inside the project that it names, is
+a new request and needs allowing again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import glob
 import hashlib
@@ -29,6 +31,7 @@ from memdesk.core.atomic import atomic_write_text
 from memdesk.core.extract.messages import log
 from memdesk.core.extract.settings import ExtractorSettings, ExtractSettings
 from memdesk.core.safepath import is_inside
+from memdesk.core.toml_errors import loads_toml
 
 TRUST_ENV = "MEMDESK_TRUST_FILE"
 _warned: set[tuple[str, str]] = set()  # (dir, fingerprint): say each refusal once
@@ -38,12 +41,17 @@ _warned: set[tuple[str, str]] = set()  # (dir, fingerprint): say each refusal on
 class Request:
     """One thing the settings ask to run or read: `key` names the setting."""
 
-    key: str  # extractor.command, extractor.callable, sources.transcripts
+    key: str  # extractor.command, extractor.callable, sources.transcripts, context.tokenizer
     value: str  # the command line, the callable, the glob, as a person reads it
+    # What else the request runs: the digest of the project files a command names (its
+    # script) and of its settings table; a pull that changes them needs allowing again.
+    content: str = ""
 
     @property
     def fingerprint(self) -> str:
         data = f"{self.key}\0{self.value}".encode()
+        if self.content:
+            data += b"\0" + self.content.encode()
         return "sha256:" + hashlib.sha256(data).hexdigest()
 
     def __str__(self) -> str:
@@ -82,13 +90,42 @@ def real_dir(root: Path | str) -> str:
 # -- what the settings ask for ----------------------------------------------------------
 
 
-def extractor_request(settings: ExtractorSettings) -> Request | None:
-    """The plug-in the extractor settings would run, if any."""
+def extractor_request(
+    settings: ExtractorSettings, root: Path | str | None = None
+) -> Request | None:
+    """The plug-in the extractor settings would run, if any. With `root` (the working
+    directory), its fingerprint also covers the content of each file inside the project
+    the command names (its script), or of the callable's module file."""
     if settings.use == "command" and settings.command:
-        return Request("extractor.command", shlex.join(settings.command))
-    if settings.use == "callable" and settings.callable:
-        return Request("extractor.callable", settings.callable)
-    return None
+        request = Request("extractor.command", shlex.join(settings.command))
+        named = list(settings.command)
+    elif settings.use == "callable" and settings.callable:
+        request = Request("extractor.callable", settings.callable)
+        module = settings.callable.partition(":")[0].replace(".", os.sep)
+        named = [module + ".py", os.path.join(module, "__init__.py")]
+    else:
+        return None
+    if root is None:
+        return request
+    return dataclasses.replace(request, content=_content_digest(settings, named, root))
+
+
+def _content_digest(settings: ExtractorSettings, named: list[str], root: Path | str) -> str:
+    """sha256 of what the `[extractor]` table says to run (use, command, callable: not its
+    timeout or thresholds, which consolidation overrides and which run nothing) and of
+    the content of the project files among `named`."""
+    digest = hashlib.sha256(repr((settings.use, settings.command, settings.callable)).encode())
+    for word in named:
+        path = os.path.join(os.fspath(root), os.path.expanduser(word))
+        if not os.path.isfile(path) or not is_inside(path, root):
+            continue
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            data = b"<unreadable>"
+        digest.update(b"\0" + os.path.realpath(path).encode() + b"\0")
+        digest.update(hashlib.sha256(data).digest())
+    return digest.hexdigest()
 
 
 def transcripts_request(pattern: str) -> Request:
@@ -110,14 +147,43 @@ def glob_leaves(pattern: str, root: Path | str) -> bool:
     return any(not is_inside(p, root) for p in glob.glob(expanded, recursive=True))
 
 
+def tokenizer_request(value: object, root: Path | str) -> Request | None:
+    """`[context] tokenizer` as a path that leaves the working directory (and is not a
+    file of an installed package): a file a repository could aim at /etc/shadow."""
+    from memdesk.core.context.settings import TOKENIZER_NAMES
+
+    if not isinstance(value, str) or value in TOKENIZER_NAMES:
+        return None
+    path = os.path.realpath(os.path.join(os.fspath(root), os.path.expanduser(value)))
+    if is_inside(path, root) or any(is_inside(path, d) for d in _package_dirs()):
+        return None
+    return Request("context.tokenizer", path)
+
+
+def _package_dirs() -> list[str]:
+    """Where installed packages live: a tokenizer.json shipped with one is no secret."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    found = {paths[k] for k in ("purelib", "platlib") if k in paths}
+    found.add(str(Path(__file__).resolve().parent.parent))  # memdesk's own files
+    return sorted(found)
+
+
 def requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]:
     """Everything the settings ask to run or read outside; raises SettingsError."""
     settings = ExtractSettings.from_mapping(raw_settings)
     found: list[Request] = []
-    plugin = extractor_request(settings.extractor)
+    plugin = extractor_request(settings.extractor, root)
     if plugin is not None:
         found.append(plugin)
     found += [transcripts_request(p) for p in settings.sources.transcripts if glob_leaves(p, root)]
+    context = raw_settings.get("context")
+    tokenizer = (
+        tokenizer_request(context.get("tokenizer"), root) if isinstance(context, dict) else None
+    )
+    if tokenizer is not None:
+        found.append(tokenizer)
     return found
 
 
@@ -127,7 +193,7 @@ def requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]
 def load_records() -> list[TrustRecord]:
     path = trust_file()
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        data = loads_toml(path.read_text("utf-8"))
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

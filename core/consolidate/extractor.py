@@ -100,7 +100,7 @@ def run_plugin(
     if extractor.use not in ("command", "callable"):
         return PluginResult()
     extractor = dataclasses.replace(extractor, timeout=timeout)
-    request = extractor_request(extractor)
+    request = extractor_request(extractor, root)
     if request is not None and not is_allowed(root, request):
         # Not allowed on this machine: not run; the gather phase uses its heuristics.
         return PluginResult([], refuse_once(request, root), request.value)

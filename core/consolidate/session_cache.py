@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.atomic import atomic_write_text
+from memdesk.core.jsonfile import loads
 
 CACHE_FILE = "session_cache.jsonl"
 
@@ -73,7 +74,7 @@ class SessionMemoryCache:
         out: list[SessionSummary] = []
         for line in lines:
             try:
-                item = SessionSummary.from_json(json.loads(line))
+                item = SessionSummary.from_json(loads(line, str(self.path)))
             except ValueError:
                 continue  # a torn or hand-edited line costs that line only
             if item is not None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.atomic import atomic_write_text
+from memdesk.core.jsonfile import read_json
 
 STATE_FILE = "consolidation.json"
 
@@ -66,7 +67,7 @@ def state_path(meta_dir: Path) -> Path:
 
 def load_state(meta_dir: Path) -> ConsolidationState:
     try:
-        return ConsolidationState.from_json(json.loads(state_path(meta_dir).read_text("utf-8")))
+        return ConsolidationState.from_json(read_json(state_path(meta_dir)))
     except (OSError, ValueError):
         return ConsolidationState()
 

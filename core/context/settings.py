@@ -12,6 +12,7 @@ names them). Readers that want every problem at once, or read often, use
 from __future__ import annotations
 
 import dataclasses
+import logging
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
-from memdesk.core.toml_errors import describe_toml_error
+from memdesk.core.toml_errors import describe_toml_error, loads_toml
+
+log = logging.getLogger("memdesk.context")
 
 SETTINGS_FILE = "settings.toml"
 
@@ -246,7 +249,7 @@ def load_settings(root: Path | str) -> Settings:
     if not path.exists():
         return parse_settings({}, path=path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = loads_toml(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError("", describe_toml_error(path, exc)) from exc
     settings = parse_settings(data, path=path)
@@ -254,7 +257,29 @@ def load_settings(root: Path | str) -> Settings:
     if ctx.tokenizer not in TOKENIZER_NAMES and not Path(ctx.tokenizer).expanduser().is_absolute():
         # A relative tokenizer.json path means: relative to the working directory (store root).
         ctx.tokenizer = str(path.parent.parent / ctx.tokenizer)
+    if ctx.tokenizer not in TOKENIZER_NAMES:
+        ctx.tokenizer = _confined_tokenizer(ctx.tokenizer, path)
     return settings
+
+
+_REFUSED: set[str] = set()  # each refusal said once per process
+
+
+def _confined_tokenizer(tokenizer: str, settings_file: Path) -> str:
+    """The tokenizer path, or "auto" when it leaves the working directory without the
+    person's leave on this machine (`memdesk trust`): the repository's settings choose
+    it, and must neither open a file outside nor switch `memdesk context` off."""
+    from memdesk.core.trust import is_allowed, refusal, tokenizer_request
+
+    root = settings_file.parent.parent
+    request = tokenizer_request(tokenizer, root)
+    if request is None or is_allowed(root, request):
+        return tokenizer
+    line = refusal(request, root).replace("; skipped", "; counting with the default tokenizer")
+    if line not in _REFUSED:
+        _REFUSED.add(line)
+        log.warning("%s", line)
+    return "auto"
 
 
 def save_settings(root: Path | str, data: Mapping[str, Any]) -> Path:

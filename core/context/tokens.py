@@ -18,6 +18,7 @@ count(b). The assembler relies on that only for speed; it re-counts the final te
 
 from __future__ import annotations
 
+import logging
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -155,4 +156,16 @@ def _make_counter(unit: str, tokenizer: str) -> TokenCounter:
             f"context.tokenizer: {tokenizer!r} is not a file; allowed: auto, estimate, "
             "o200k_base, cl100k_base or the path of a tokenizer.json"
         )
-    return HFTokenizerCounter(path)
+    try:
+        return HFTokenizerCounter(path)
+    except Exception as exc:  # `tokenizers` raises a bare Exception on a file it cannot read
+        # Named once, and the default counts instead: a file the repository names must
+        # not switch `memdesk context` off.
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        logging.getLogger("memdesk.context").warning(
+            "memdesk: context.tokenizer: %s is not a tokenizer.json (%s); "
+            "counting with the default tokenizer",
+            path,
+            reason,
+        )
+        return _make_counter(unit, "auto")

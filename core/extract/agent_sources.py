@@ -23,12 +23,13 @@ needs to read (and the desk to watch) those sessions.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from memdesk.core.jsonfile import loads
 
 AGENTS: tuple[str, ...] = (
     "claude-code",
@@ -147,7 +148,7 @@ def _codex_cwd(path: Path) -> Path | None:
     try:
         with path.open("rb") as handle:
             first = handle.readline(_FIRST_LINE_LIMIT)
-        record = json.loads(first)
+        record = loads(first, str(path))
     except (OSError, ValueError):
         return None
     payload = record.get("payload") if isinstance(record, dict) else None
@@ -210,7 +211,7 @@ def _copilot_cwd(events: Path) -> Path | None:
             return _resolved(match.group("cwd").strip("'\""))
     try:
         with events.open("rb") as handle:
-            record = json.loads(handle.readline(_FIRST_LINE_LIMIT))
+            record = loads(handle.readline(_FIRST_LINE_LIMIT), str(events))
         context = record["data"].get("context") or {}
         return _resolved(context.get("cwd"))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):

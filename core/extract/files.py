@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -14,6 +13,7 @@ from memdesk.core.extract.plugin import PluginResult, failure, to_entry
 from memdesk.core.extract.readers import read_messages
 from memdesk.core.extract.run import run_extractor
 from memdesk.core.extract.settings import ExtractorSettings
+from memdesk.core.jsonfile import loads
 
 # Messages handed to the extractor at a time: bounds memory on very large transcripts.
 BATCH_MESSAGES = 2000
@@ -76,7 +76,7 @@ def _batch_candidates(
             talk.append(message)
             continue
         try:
-            entry = to_entry(json.loads(message.text))
+            entry = to_entry(loads(message.text, f"{path}:{message.locator}"))
         except (ValueError, TypeError) as exc:
             return failure(str(path), f"{message.locator}: candidate record is not usable: {exc}")
         entry.source.origin = entry.source.origin or "inbox"

@@ -24,12 +24,14 @@ from typing import Any
 
 from memdesk.core.atomic import atomic_write_text
 from memdesk.core.context.settings import SettingsError
+from memdesk.core.errors import describe_error
 from memdesk.core.extract.files import file_candidates
 from memdesk.core.extract.flush import WriteResult, select_new
 from memdesk.core.extract.messages import ReadStats, log
 from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, is_line_based
 from memdesk.core.extract.settings import ExtractSettings
 from memdesk.core.extract.transcript import rank_and_cap
+from memdesk.core.jsonfile import read_json
 from memdesk.core.safepath import is_inside, leaves
 from memdesk.core.store import StoreError
 from memdesk.core.trust import is_allowed, refuse_once, transcripts_request
@@ -60,7 +62,7 @@ def state_path(store: Any) -> Path:
 def load_state(store: Any) -> dict[str, dict[str, Any]]:
     path = state_path(store)
     try:
-        data = json.loads(path.read_text("utf-8"))
+        data = read_json(path)
     except FileNotFoundError:
         return {}
     except ValueError:
@@ -107,6 +109,8 @@ def source_files(store: Any, settings: ExtractSettings | None = None) -> list[Pa
         expanded = os.path.expanduser(pattern)
         if not os.path.isabs(expanded):
             expanded = os.path.join(os.fspath(store.root), expanded)
+        if _refused_outside(store, pattern, expanded):
+            continue  # not expanded: no folder outside is even listed
         matches = sorted(Path(p) for p in glob.glob(expanded, recursive=True) if os.path.isfile(p))
         if any(not is_inside(p, store.root) for p in matches):
             request = transcripts_request(pattern)
@@ -129,9 +133,27 @@ def unmatched_globs(store: Any, settings: ExtractSettings | None = None) -> list
         expanded = os.path.expanduser(pattern)
         if not os.path.isabs(expanded):
             expanded = os.path.join(os.fspath(store.root), expanded)
+        if _refused_outside(store, pattern, expanded):
+            continue  # its refusal is the line said about it
         if not any(os.path.isfile(p) for p in glob.iglob(expanded, recursive=True)):
             unmatched.append(pattern)
     return unmatched
+
+
+def _refused_outside(store: Any, pattern: str, expanded: str) -> bool:
+    """A glob whose fixed part (up to its first wildcard) lies outside the working
+    directory, not allowed on this machine: refused (said once) before it is expanded.
+    Decided on the text of the path: nothing outside is listed or even stat-ed."""
+    fixed = _until_wildcard(Path(expanded).parts)
+    base = os.path.normpath(os.path.join(*fixed) if fixed else os.sep)
+    roots = {os.path.abspath(store.root), os.path.realpath(store.root)}
+    if any(base == r or base.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
+        return False
+    request = transcripts_request(pattern)
+    if is_allowed(store.root, request):
+        return False
+    refuse_once(request, store.root)
+    return True
 
 
 def watch_roots(store: Any, settings: ExtractSettings | None = None) -> list[Path]:
@@ -145,6 +167,8 @@ def watch_roots(store: Any, settings: ExtractSettings | None = None) -> list[Pat
         expanded = os.path.expanduser(pattern)
         if not os.path.isabs(expanded):
             expanded = os.path.join(os.fspath(store.root), expanded)
+        if _refused_outside(store, pattern, expanded):
+            continue  # an outside folder not allowed is not watched either
         parts = Path(expanded).parts
         fixed = [p for p in _until_wildcard(parts)]
         root = Path(*fixed) if fixed else Path(store.root)
@@ -192,7 +216,27 @@ def is_source(store: Any, path: Path | str, settings: ExtractSettings | None = N
 def ingest_sources(store: Any) -> list[IngestResult]:
     """Read what is new in every source (inbox + globs)."""
     settings = ExtractSettings.from_mapping(store.settings)
-    return [ingest_path(store, path, settings=settings) for path in source_files(store, settings)]
+    return [_ingest_one(store, path, settings) for path in source_files(store, settings)]
+
+
+def _ingest_one(store: Any, path: Path, settings: ExtractSettings) -> IngestResult:
+    """One source file; what it cannot read (a name or text no codec takes, a value no
+    parser holds) sets that file aside with its reason, and the others are still read."""
+    try:
+        return ingest_path(store, path, settings=settings)
+    except (ValueError, RecursionError) as exc:  # UnicodeError is a ValueError
+        return IngestResult(path=shown_path(path), error=f"{describe_error(exc)}; set aside")
+
+
+def shown_path(path: Path | str) -> str:
+    """`path` as text that prints and encodes: a name that is not UTF-8 (its bytes are
+    surrogate-escaped) is shown as the repr of those bytes."""
+    text = os.fspath(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return repr(os.fsencode(text))
+    return text
 
 
 def ingest_path(
@@ -203,8 +247,11 @@ def ingest_path(
         why = leaves(path, store.root)
         return IngestResult(path=str(path), error=f"{why}; not read")
     path = Path(path).resolve()
-    result = IngestResult(path=str(path))
+    result = IngestResult(path=shown_path(path))
     if not path.is_file():
+        return result
+    if result.path != str(path):  # its name would reach every candidate, the guard, the journal
+        result.error = "the file name is not UTF-8; set aside, not read (rename it to read it)"
         return result
     if not is_inside(path, store.root):
         refused = _outside_refusal(store, path, settings)

@@ -9,7 +9,6 @@ meaning) and p = 1 on 1.0: 0.6 * p / t below t, 0.6 + 0.4 * (p - t) / (1 - t) ab
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from functools import cache
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.extract.features import FEATURES, NO_CONTEXT, Context, features
+from memdesk.core.jsonfile import read_json
 
 WEIGHTS_FILE = Path(__file__).with_name("scorer_weights.json")
 SEED_THRESHOLD = 0.6
@@ -67,6 +67,6 @@ class LearnedScorer:
 def shipped_scorer() -> LearnedScorer | None:
     """The weights in the package, or None when they are missing or stale."""
     try:
-        return LearnedScorer.from_json(json.loads(WEIGHTS_FILE.read_text("utf-8")))
+        return LearnedScorer.from_json(read_json(WEIGHTS_FILE))
     except (OSError, ValueError, KeyError, TypeError):
         return None

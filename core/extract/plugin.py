@@ -32,6 +32,7 @@ from typing import Any
 
 from memdesk.core.entry import Entry, EntryError, Source
 from memdesk.core.extract.messages import Message, log
+from memdesk.core.jsonfile import BadJSON, loads
 
 DEFAULT_TIMEOUT = 60.0
 # Fields a plug-in may set on a candidate; bookkeeping (id, version, dates) is ours.
@@ -175,9 +176,9 @@ def run_command(
     if not text:
         return PluginResult([], "", name)
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return failure(name, f"answer is not JSON ({exc.msg} at char {exc.pos})")
+        value = loads(text, "its answer")
+    except BadJSON as exc:
+        return failure(name, f"answer is not JSON ({exc})")
     return _interpret(value, messages, name, origin="plugin")
 
 

@@ -45,7 +45,7 @@ def run_extractor(
     options = {"threshold": settings.threshold, "scorer": settings.scorer, **dict(opts or {})}
     if extract_fn is not None:
         return run_callable(extract_fn, messages, options, ctx, timeout=settings.timeout)
-    request = extractor_request(settings)
+    request = extractor_request(settings, None if cwd is None else Path(cwd))
     if request is not None and cwd is not None and not is_allowed(Path(cwd), request):
         # The working directory's settings name it, and the person has not allowed it
         # on this machine: it does not run; the built-in extractor does.

@@ -13,10 +13,10 @@ symbolic link to a file or folder outside it, and a manifest under `.memdesk/fil
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
+from memdesk.core.jsonfile import read_json
 from memdesk.core.memfiles.outside import refusal as outside_refusal
 from memdesk.core.safepath import is_inside, leaves
 
@@ -101,7 +101,7 @@ def refused_files(root: Path, meta_dir: Path) -> list[tuple[str, str]]:
 def _named_path(manifest: Path) -> str | None:
     """The `"path"` a manifest names (its lines are not unsealed: only the name is needed)."""
     try:
-        data = json.loads(manifest.read_text("utf-8"))
+        data = read_json(manifest)
     except (OSError, ValueError):
         return None
     value = data.get("path") if isinstance(data, dict) else None

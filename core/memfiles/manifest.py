@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.atomic import atomic_write_text
+from memdesk.core.jsonfile import read_json
 from memdesk.core.memfiles.seal import Source, as_seals, new_salt, seal, seal_many
 from memdesk.core.own_writes import NO_FINGERPRINT, Fingerprint, as_fingerprint
 
@@ -143,7 +144,7 @@ def load_manifest(meta_dir: Path, file: Path) -> Manifest | None:
 
 def read_manifest(path: Path) -> Manifest | None:
     try:
-        data = json.loads(path.read_text("utf-8"))
+        data = read_json(path)
         manifest = Manifest.from_json(data)
         block_seals = [as_seals(b.get("sealed")) for b in data.get("blocks", [])]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):

@@ -13,6 +13,7 @@ from typing import Any
 
 from memdesk.core.atomic import atomic_write_text
 from memdesk.core.entry import Entry, now
+from memdesk.core.jsonfile import read_json
 from memdesk.core.pairs.pair import pair_key
 
 DISMISSED_FILE = "dismissed.json"
@@ -27,7 +28,7 @@ class Dismissals:
 
     def load(self) -> dict[str, dict[str, Any]]:
         try:
-            data = json.loads(self.path.read_text("utf-8"))
+            data = read_json(self.path)
             pairs = data.get("pairs", {})
             return pairs if isinstance(pairs, dict) else {}
         except (OSError, ValueError, AttributeError):

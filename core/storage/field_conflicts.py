@@ -17,6 +17,7 @@ from memdesk.core.atomic import atomic_write_text
 from memdesk.core.confinement import is_entry_file_path
 from memdesk.core.entry import EDITABLE_FIELDS, Entry, now
 from memdesk.core.entry_files import Problem
+from memdesk.core.jsonfile import read_json
 from memdesk.core.merge import (
     Conflict,
     FieldConflict,
@@ -77,7 +78,7 @@ def saved_conflicts(conflicts_dir: Path, root: Path) -> list[Conflict]:
         if leaves(path, root) is not None:
             continue  # a link out: not read (listed by `problems`)
         try:
-            conflict = Conflict.from_json(json.loads(path.read_text("utf-8")))
+            conflict = Conflict.from_json(read_json(path))
         except (OSError, ValueError, KeyError, TypeError):
             continue
         if is_entry_id(conflict.entry_id) and (

@@ -97,10 +97,10 @@ def read_settings(path: Path) -> dict[str, Any]:
     it cannot be read."""
     import tomllib
 
-    from memdesk.core.toml_errors import describe_toml_error
+    from memdesk.core.toml_errors import describe_toml_error, loads_toml
 
     try:
-        return tomllib.loads(path.read_text("utf-8"))
+        return loads_toml(path.read_text("utf-8"))
     except FileNotFoundError:
         return {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

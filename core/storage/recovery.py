@@ -8,7 +8,6 @@ before, and the records it did append are cut, so the store is as before the bat
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from memdesk.core.atomic import fsync_dir
 from memdesk.core.entry import Entry, EntryError
 from memdesk.core.entry_files import write_entry_file
 from memdesk.core.journal import Journal
+from memdesk.core.jsonfile import read_json
 from memdesk.core.safepath import is_entry_id
 from memdesk.core.storage.changes import no_nulls
 
@@ -30,7 +30,7 @@ def roll_back_pending(
     if not pending_path.exists():
         return False
     try:
-        pending = pending_batch(json.loads(pending_path.read_text("utf-8")))
+        pending = pending_batch(read_json(pending_path))
     except (OSError, ValueError):
         pending = None
     written = sum(1 for r in journal.records() if r.group == pending["group"]) if pending else 0

@@ -83,3 +83,42 @@ def test_nothing_changed_on_disk(read_only_cli, project) -> None:
     read_only_cli("list")
     after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and "index" not in p.parts}
     assert before == after
+
+
+@pytest.fixture(scope="module")
+def inbox_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from cli_process import run_cli
+
+    root = tmp_path_factory.mktemp("ro-inbox") / "project"
+    root.mkdir()
+    assert run_cli("--dir", str(root), "init").returncode == 0
+    assert run_cli("--dir", str(root), "add", "Use pnpm, not npm").returncode == 0
+    (root / ".memdesk" / "inbox" / "a.jsonl").write_text(
+        '{"role":"user","content":"Always remember: lint before push."}\n'
+    )
+    return root
+
+
+@pytest.fixture(params=["mount", "audit-hook"])
+def read_only_inbox_cli(request, inbox_project: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    make = _mount_runner if request.param == "mount" else _hook_runner
+    return make((inbox_project, ""), tmp_path)
+
+
+def test_extract_sources_fails_in_one_line_when_nothing_read_can_be_kept(
+    read_only_inbox_cli,
+) -> None:  # type: ignore[no-untyped-def]
+    # Round 8, R4: it said "added 0 candidate(s)" and exited 0 with an unread message.
+    result = read_only_inbox_cli("extract", "--sources")
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Read-only file system" in lines[0], result.stderr
+    assert "the sources were not read" in lines[0]
+    assert "added" not in result.stdout
+
+
+def test_init_in_a_read_only_store_says_it_is_already_one(read_only_inbox_cli) -> None:  # type: ignore[no-untyped-def]
+    result = read_only_inbox_cli("init")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("already initialised: ")
+    assert "read-only here" in result.stdout and "Read-only file system" in result.stdout

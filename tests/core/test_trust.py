@@ -141,3 +141,62 @@ def test_allow_also_adds_to_what_was_allowed_and_nothing_more(tmp_path: Path) ->
     assert is_allowed(tmp_path, first) and is_allowed(tmp_path, second)
     assert not is_allowed(tmp_path, transcripts_request("~/.aws/*"))
     assert len(record_for(tmp_path).allowed) == 2
+
+
+def test_an_outside_glob_not_allowed_is_refused_before_it_is_expanded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Round 8, R5: the outside folder was listed (glob, scandir) before the refusal.
+    import glob as glob_module
+
+    from memdesk.core.extract.inbox import source_files, unmatched_globs, watch_roots
+
+    outside = tmp_path / "sessions"
+    outside.mkdir()
+    (outside / "a.jsonl").write_text("{}\n", "utf-8")
+    store = project(tmp_path, f'[sources]\ntranscripts = ["{outside}/*.jsonl", "t/*.jsonl"]\n')
+    expanded: list[str] = []
+    real_glob, real_iglob = glob_module.glob, glob_module.iglob
+    monkeypatch.setattr(glob_module, "glob", lambda p, **k: expanded.append(p) or real_glob(p, **k))
+    monkeypatch.setattr(
+        glob_module, "iglob", lambda p, **k: expanded.append(p) or real_iglob(p, **k)
+    )
+    assert source_files(store) == []
+    assert unmatched_globs(store) == ["t/*.jsonl"]
+    assert all(r.added == [] for r in ingest_sources(store))
+    assert not any(str(outside) in p for p in expanded), expanded
+    assert any(p.endswith("t/*.jsonl") for p in expanded)  # the inside glob still is
+    assert outside not in watch_roots(store)
+    allow(store.root, requests(store.settings, store.root))
+    assert source_files(store) == [(outside / "a.jsonl").resolve()]
+    assert outside.resolve() in watch_roots(store)
+
+
+def test_a_changed_script_inside_the_project_needs_allowing_again(tmp_path: Path) -> None:
+    # Round 8, escape 5: trust covered the command line, not the script it runs.
+    from memdesk.core.consolidate.extractor import run_plugin
+
+    store = project(tmp_path, "")
+    script = store.root / "tools" / "extract.py"
+    script.parent.mkdir()
+    script.write_text(MARK_SCRIPT, "utf-8")
+    mark, pwned = tmp_path / "ran.txt", tmp_path / "PWNED"
+    text = store.settings_path.read_text()
+    store.settings_path.write_text(
+        text + f'[extractor]\ncommand = ["{sys.executable}", "tools/extract.py", "{mark}"]\n'
+    )
+    allow(store.root, requests(store.settings, store.root))
+    extractor = ExtractSettings.from_mapping(store.settings).extractor
+    assert run_extractor(MESSAGES, extractor, cwd=store.root).name != "heuristic"
+    assert mark.read_text() == "ran"
+    # Consolidation runs it with its own timeout: still the thing allowed.
+    assert run_plugin(store.settings, MESSAGES, store.root, timeout=5.0).candidates
+    # A pull changes the script, not the command line.
+    script.write_text(f"import pathlib; pathlib.Path({str(pwned)!r}).write_text('x')\n")
+    found = run_extractor(MESSAGES, extractor, cwd=store.root)
+    assert found.name == "heuristic" and "not allowed" in found.notice
+    assert not run_plugin(store.settings, MESSAGES, store.root, timeout=5.0).candidates
+    assert not pwned.exists()
+    allow(store.root, requests(store.settings, store.root))  # allowed again, as it is now
+    run_extractor(MESSAGES, extractor, cwd=store.root)
+    assert pwned.exists()

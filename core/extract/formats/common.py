@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.extract.messages import Message, ReadStats
+from memdesk.core.jsonfile import JSON_ERRORS, loads, reason
 
 # Bytes of a file's start the sniffers look at.
 HEAD_BYTES = 64 * 1024
@@ -42,7 +43,7 @@ def head_records(head: bytes, limit: int = 8) -> list[dict[str, Any]]:
         if not line.startswith(b"{"):
             continue
         try:
-            value = json.loads(line)
+            value = loads(line, "head")
         except ValueError:
             continue
         if isinstance(value, dict):
@@ -93,8 +94,8 @@ def iter_records(
             if raw.strip():
                 try:
                     record = loads(raw)
-                except ValueError as exc:
-                    stats.warn(number, f"malformed JSON ({getattr(exc, 'msg', exc)})")
+                except JSON_ERRORS as exc:  # json.loads itself: this loop is hot
+                    stats.warn(number, reason(exc))
                 else:
                     yield number, record
             stats.end_offset, stats.end_line = offset, number
@@ -196,7 +197,7 @@ def render_tool_call(name: str, data: Any) -> str:
     """A readable line for a tool call: the shell command itself for shell-like tools."""
     if isinstance(data, str):
         try:
-            data = json.loads(data)
+            data = loads(data, name)
         except ValueError:
             return f"[{name}] {data[:500]}"
     if isinstance(data, dict):

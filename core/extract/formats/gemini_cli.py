@@ -32,6 +32,7 @@ from memdesk.core.extract.formats.common import (
 )
 from memdesk.core.extract.formats.jsonstream import iter_json_values
 from memdesk.core.extract.messages import Message, ReadStats
+from memdesk.core.jsonfile import loads
 
 NAME = "gemini-cli"
 LINE_BASED = True  # the JSONL shape; the JSON shape is always read whole
@@ -185,7 +186,7 @@ def _is_whole_json(path: Path) -> bool:
         while first and not first.strip():
             first = handle.readline()
     try:
-        return not isinstance(json.loads(first), dict)
+        return not isinstance(loads(first, str(path)), dict)
     except ValueError:
         return True
 

@@ -5,7 +5,6 @@ Streams the array element by element, so a large file is never loaded whole.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +13,7 @@ from memdesk.core.extract.formats.common import first_byte, head_lines
 from memdesk.core.extract.formats.jsonstream import iter_json_values
 from memdesk.core.extract.formats.records import record_messages, with_origin
 from memdesk.core.extract.messages import Message, ReadStats
+from memdesk.core.jsonfile import loads
 
 NAME = "json"
 LINE_BASED = False
@@ -33,7 +33,7 @@ def _spans_lines(head: bytes) -> bool:
     """A pretty-printed object: its first line alone is not complete JSON."""
     lines = head_lines(head, 1)
     try:
-        json.loads(lines[0])
+        loads(lines[0], "head")
     except (ValueError, IndexError):
         return True
     return False

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from memdesk.core.extract.messages import ReadStats
+from memdesk.core.jsonfile import BadJSON, loads, reason
 
 # Bytes read at a time (a module setting so tests can force elements across chunks).
 CHUNK = 1 << 20
@@ -51,9 +52,11 @@ def iter_json_values(handle: IO[bytes], stats: ReadStats) -> Iterator[tuple[int,
         while more():
             pass
         try:
-            yield 0, json.loads(buffer[pos:])
-        except ValueError as exc:
-            stats.warn(1, f"malformed JSON ({getattr(exc, 'msg', exc)})")
+            value = loads(buffer[pos:], stats.path)
+        except BadJSON as exc:
+            stats.warn(exc.line or 1, exc.reason)
+        else:
+            yield 0, value
         return
     pos += 1
     index = 0
@@ -78,8 +81,11 @@ def iter_json_values(handle: IO[bytes], stats: ReadStats) -> Iterator[tuple[int,
                 while len(buffer) < 2 * grown and more():
                     pass
                 if len(buffer) == grown:
-                    stats.warn(f"#{index}", f"malformed JSON ({exc.msg})")
+                    stats.warn(f"#{index}", reason(exc))
                     return
+            except (ValueError, RecursionError) as exc:  # too deep, a huge integer
+                stats.warn(f"#{index}", reason(exc))
+                return
         yield index, value
         index += 1
         buffer = buffer[end:]
