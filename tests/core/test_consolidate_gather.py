@@ -133,6 +133,12 @@ def test_plugin_topics_lead_orient_and_a_topics_only_answer_is_fine(tmp_path):
     script.write_text(
         "import json, sys\njson.load(sys.stdin)\nprint(json.dumps({'topics': ['部署']}))\n"
     )
+    # The script the allowed command runs changed: it is not run until allowed again.
+    plan = build_plan(Store.open(tmp_path))
+    assert plan.orientation["topics_from"] == "heuristic"
+    assert any("not allowed on this machine" in n for n in plan.notes)
+    store = Store.open(tmp_path)
+    allow(tmp_path, requests(store.settings, tmp_path))
     plan = build_plan(Store.open(tmp_path))
     assert plan.orientation["topics"][0] == "部署"
     assert not [p for p in plan.proposals if p.action == "add"]
