@@ -84,6 +84,7 @@ HARD = (
 
 
 TEACH_SENTENCES = True  # an ordinary row's sentences are taught as ordinary
+TWO_HEADS = True  # ... to the sentences' head only (else to the one head)
 Units = tuple[list[str], list[str]]  # a text's passages, and its single sentences
 
 
@@ -101,13 +102,16 @@ def text_units(text: str) -> Units:
     return split_units([r.text for r in readings(text)])
 
 
-def taught_labels(row: Row, pieces: Units) -> list[float]:
-    """The labels a row's units are taught with: an ordinary row's every sentence is
-    ordinary; an attack's single sentences are scored but not taught (one of them may be
-    the ordinary text the attack hides behind): NaN."""
+def taught_labels(row: Row, pieces: Units) -> list[tuple[float, float]]:
+    """The labels a row's units are taught with, for the passages' head and the
+    sentences' head: the passages' head learns whole texts only; the sentences' head
+    learns them and an ordinary row's every sentence as ordinary. An attack's single
+    sentences are never taught (one may be the ordinary text the attack hides behind).
+    NaN: not taught."""
     label = 1.0 if row.attack else 0.0
     sentence = math.nan if row.attack or not TEACH_SENTENCES else 0.0
-    return [label] * len(pieces[0]) + [sentence] * len(pieces[1])
+    whole_head = math.nan if TWO_HEADS else sentence
+    return [(label, label)] * len(pieces[0]) + [(whole_head, sentence)] * len(pieces[1])
 
 
 def moves_score(text: str) -> float:
@@ -150,6 +154,13 @@ class Cache:
         return np.stack([self.vectors[self.key(t)] for t in texts])
 
 
+def fit_heads(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, np.ndarray]:
+    """One regression per column of `y` (the passages' head, the sentences' head):
+    coefficients (dim, 2) and biases (2)."""
+    fitted = [fit(x, y[:, k], l2) for k in range(y.shape[1])]
+    return np.stack([c for c, _ in fitted], axis=1), np.array([b for _, b in fitted])
+
+
 def fit(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
     """Weighted L2 logistic regression by Newton steps (bias unpenalised); units
     labelled NaN are left out."""
@@ -175,13 +186,16 @@ Span = tuple[range, range]  # where a row's passages and its sentences sit among
 
 
 def row_probability(
-    vectors: np.ndarray, spans: list[Span], coef: np.ndarray, bias: float
+    vectors: np.ndarray, spans: list[Span], coef: np.ndarray, bias: np.ndarray
 ) -> np.ndarray:
-    """(rows, 2): the highest probability over each row's passages, and over its single
-    sentences (0 for none)."""
+    """(rows, 2): the highest probability of the passages' head over each row's
+    passages, and of the sentences' head over its single sentences (0 for none)."""
     unit = 1 / (1 + np.exp(-np.clip(vectors @ coef + bias, -30, 30)))
     return np.array(
-        [[unit[list(part)].max() if len(part) else 0.0 for part in span] for span in spans]
+        [
+            [unit[list(part), k].max() if len(part) else 0.0 for k, part in enumerate(span)]
+            for span in spans
+        ]
     ).reshape(-1, 2)
 
 
@@ -218,7 +232,7 @@ def real_flags(
     cache: Cache,
     centre: np.ndarray,
     coef: np.ndarray,
-    bias: float,
+    bias: np.ndarray,
     flagged: Callable[[np.ndarray, np.ndarray], np.ndarray],
 ) -> None:
     """The meaning stage's flags on the real files at the chosen cut-offs (never trained
@@ -255,6 +269,7 @@ def main() -> None:
     parser.add_argument(
         "--no-segments", action="store_true", help="whole texts only (as before sentences)"
     )
+    parser.add_argument("--one-head", action="store_true", help="one regression for both")
     parser.add_argument(
         "--untaught-sentences", action="store_true", help="score sentences, teach none"
     )
@@ -262,6 +277,9 @@ def main() -> None:
     if args.untaught_sentences:
         global TEACH_SENTENCES  # noqa: PLW0603 - a switch for comparison runs
         TEACH_SENTENCES = False
+    if args.one_head:
+        global TWO_HEADS  # noqa: PLW0603 - a switch for comparison runs
+        TWO_HEADS = False
     if args.no_segments:
         meaning.SEGMENT_TEXT = 0
     cache = Cache(Path(args.cache))
@@ -283,12 +301,15 @@ def main() -> None:
         [int(hashlib.sha1(r.group.encode()).hexdigest(), 16) % args.folds for r in rows]
     )
     oof = np.zeros((len(rows), 2))
+    oof_sentence_head = np.zeros(len(rows))  # the sentences' head on whole texts
     for fold in range(args.folds):
         train = fold_of[unit_rows] != fold
-        coef, bias = fit(x[train], y_units[train], args.l2)
+        coef, bias = fit_heads(x[train], y_units[train], args.l2)
         held = [i for i in range(len(rows)) if fold_of[i] == fold]
         probs = row_probability(x, [spans[i] for i in held], coef, bias)
         oof[held] = probs
+        swapped = row_probability(x, [spans[i] for i in held], coef[:, ::-1], bias[::-1])
+        oof_sentence_head[held] = swapped[:, 0]
     everything = np.ones(len(rows), dtype=bool)
     threshold = cut_off(oof[:, 0], rows, everything)
     # Never stricter than the cut-off alone: a move found adds evidence, it takes none.
@@ -296,7 +317,12 @@ def main() -> None:
     # A sentence of a longer text: its own cut-off, at the same rates of ordinary text.
     # Never below the whole text's: the ordinary sentences taught are conversation and
     # documentation, not an agent's narration, and a message holds many of them.
-    sentence = max(threshold, cut_off(oof[:, 1], rows, oof[:, 1] > 0))
+    # ... nor below what the sentences' head needs on whole texts at the same rates.
+    sentence = max(
+        threshold,
+        cut_off(oof_sentence_head, rows, everything),
+        cut_off(oof[:, 1], rows, oof[:, 1] > 0),
+    )
     attack = y_rows == 1
 
     def judged(probs: np.ndarray, row_moves: np.ndarray) -> np.ndarray:
@@ -330,7 +356,7 @@ def main() -> None:
         f"{int((ruled | judged(oof, moves))[hard].sum())} of {int(hard.sum())}"
     )
 
-    coef, bias = fit(x, y_units, args.l2)
+    coef, bias = fit_heads(x, y_units, args.l2)
     # A promise the tests keep (tests/core/test_guard_meaning_model.py): the final model
     # hides none of the look-alike rules it was trained on from the held-out corpus and
     # the fresh rounds. Where one sits above the cut-offs, they are raised past it.
@@ -361,7 +387,7 @@ def main() -> None:
             y_units,
             unit_rows,
             spans,
-            lambda xs, ys: fit(xs, ys, args.l2),
+            lambda xs, ys: fit_heads(xs, ys, args.l2),
             row_probability,
             flagged,
             moves,
@@ -395,10 +421,12 @@ def main() -> None:
             "threshold": math.ceil(threshold * 1e4) / 1e4,  # never below the chosen one
             "threshold_with_moves": math.ceil(with_moves * 1e4) / 1e4,
             "threshold_sentence": math.ceil(sentence * 1e4) / 1e4,
-            "bias": round(bias, 6),
+            "bias": round(float(bias[0]), 6),
+            "sentence_bias": round(float(bias[1]), 6),
             "trained_on": {"rows": len(rows), "attacks": int(attack.sum()), "l2": args.l2},
             "centre": [round(float(v), 6) for v in centre],
-            "coef": [round(float(v), 6) for v in coef],
+            "coef": [round(float(v), 6) for v in coef[:, 0]],
+            "sentence_coef": [round(float(v), 6) for v in coef[:, 1]],
         }
         WEIGHTS_FILE.write_text(json.dumps(data) + "\n", "utf-8")
         print(f"wrote {WEIGHTS_FILE}")

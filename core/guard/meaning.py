@@ -65,6 +65,10 @@ class MeaningWeights:
     # One sentence of a text of several (`segments`), scored alone: a cut-off of its own,
     # chosen at the same rate of ordinary text flagged (None: the whole text's).
     threshold_sentence: float | None = None
+    # The regression single sentences are scored with (taught ordinary sentences too;
+    # None: the whole text's).
+    sentence_coef: np.ndarray | None = None
+    sentence_bias: float | None = None
 
     @classmethod
     def load(cls, path: Path = WEIGHTS_FILE) -> MeaningWeights:
@@ -79,14 +83,24 @@ class MeaningWeights:
             threshold_sentence=(
                 float(data["threshold_sentence"]) if "threshold_sentence" in data else None
             ),
+            sentence_coef=(
+                np.asarray(data["sentence_coef"], dtype=np.float32)
+                if "sentence_coef" in data
+                else None
+            ),
+            sentence_bias=float(data["sentence_bias"]) if "sentence_bias" in data else None,
         )
 
     @property
     def sentence_cut_off(self) -> float:
         return self.threshold if self.threshold_sentence is None else self.threshold_sentence
 
-    def probabilities(self, vectors: np.ndarray) -> np.ndarray:
-        logits = (np.asarray(vectors, dtype=np.float32) - self.centre) @ self.coef + self.bias
+    def probabilities(self, vectors: np.ndarray, *, sentences: bool = False) -> np.ndarray:
+        """Attack probabilities of whole texts, or (`sentences`) of single sentences."""
+        coef, bias = self.coef, self.bias
+        if sentences and self.sentence_coef is not None and self.sentence_bias is not None:
+            coef, bias = self.sentence_coef, self.sentence_bias
+        logits = (np.asarray(vectors, dtype=np.float32) - self.centre) @ coef + bias
         return 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
 
 
@@ -194,7 +208,7 @@ class MeaningStage:
         self._embedder: TextEmbedder | None = None
         self._why_not = ""
         self._switched_off = False
-        self._cache: dict[str, float] = {}
+        self._cache: dict[tuple[str, bool], float] = {}
 
     def use(
         self,
@@ -281,22 +295,32 @@ class MeaningStage:
         if not self._ensure():
             return None
         whole, sentences = split_units(readings)
-        known = self._probabilities(whole + sentences)
+        known = self._probabilities(whole, sentences)
         return (
-            max((known[u] for u in whole), default=0.0),
-            max((known[u] for u in sentences), default=0.0),
+            max((known[(u, False)] for u in whole), default=0.0),
+            max((known[(u, True)] for u in sentences), default=0.0),
         )
 
-    def _probabilities(self, pieces: list[str]) -> dict[str, float]:
-        """Each piece's probability, embedding (in one batch) those not cached."""
+    def _probabilities(
+        self, whole: list[str], sentences: list[str]
+    ) -> dict[tuple[str, bool], float]:
+        """Each piece's probability (keyed by text and whether it is scored as a single
+        sentence), embedding in one batch those not cached."""
         assert self._weights is not None and self._embedder is not None
+        pieces = [(u, False) for u in whole] + [(u, True) for u in sentences]
         if not pieces:
             return {}
         with self._lock:
             known = {u: self._cache[u] for u in pieces if u in self._cache}
             missing = [u for u in pieces if u not in known]
             if missing:
-                probs = self._weights.probabilities(self._embedder.embed(missing))
+                vectors = self._embedder.embed([text for text, _ in missing])
+                kinds = np.array([sentence for _, sentence in missing])
+                probs = np.where(
+                    kinds,
+                    self._weights.probabilities(vectors, sentences=True),
+                    self._weights.probabilities(vectors),
+                )
                 fresh = dict(zip(missing, (float(p) for p in probs), strict=True))
                 if len(self._cache) + len(fresh) > _CACHE_SIZE:
                     self._cache.clear()

@@ -259,3 +259,30 @@ def test_doctor_names_an_entry_that_reads_as_an_injection(
     found = [(f.kind, f.path) for f in report.findings if f.risky]
     assert found == [("injection", ".memdesk/entries/p-1.toml")]
     assert not [f for f in report.findings if f.kind == "guard"]
+
+
+def test_sentences_are_scored_by_their_own_head() -> None:
+    embedder = DilutingEmbedder()
+    base = weights()
+    STAGE.use(
+        embedder,
+        MeaningWeights(
+            base.model,
+            base.centre,
+            base.coef,
+            base.bias,
+            base.threshold,
+            base.threshold_with_moves,
+            threshold_sentence=0.9,
+            sentence_coef=np.asarray([-6.0, 0.0, 0.0, 0.0], dtype=np.float32),
+            sentence_bias=-3.0,
+        ),
+    )
+    try:
+        text = "The quarterly report is due on Friday as usual. The pelican wants the keys."
+        found = STAGE.scores([text])
+        assert found is not None and found[1] < 0.5  # the sentences' head says no
+        assert find_injection(text) is None
+        assert STAGE.scores(["The pelican wants the keys."]) == (pytest.approx(0.95, abs=0.01), 0.0)
+    finally:
+        STAGE.reset()
