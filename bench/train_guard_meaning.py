@@ -5,7 +5,8 @@
 
 Rows come from bench/guard_meaning_data.py (never the test half, fresh round 5 or the
 real files). Each row is read as the guard reads it (`normalise.readings`, split into
-passages as `meaning.passages` does) and embedded with `e5-multilingual`; an attack
+passages and sentences as `meaning.units` does; an attack's single sentences are scored
+but not taught, an ordinary row's are taught as ordinary) and embedded with `e5-multilingual`; an attack
 that hides its words (base64, hex, an HTML comment...) is learnt from its decoded
 readings only, so an encoded blob itself is not taught as an attack. Embeddings are
 cached by text under --cache (default: a folder in the system temp dir), so a rerun
@@ -47,16 +48,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from guard_false_flags import shared_dir  # noqa: E402
 from guard_meaning_data import GUARD_DATA, Row, labelled_rows, training_rows  # noqa: E402
-from guard_meaning_eval import leave_one_writer_out, print_writers, real_units  # noqa: E402
-from memdesk.core.guard import find_injection  # noqa: E402
+from guard_meaning_eval import (  # noqa: E402
+    Composed,
+    composed,
+    leave_one_writer_out,
+    print_writers,
+    real_units,
+)
+from memdesk.core.guard import find_injection, meaning  # noqa: E402
 from memdesk.core.guard.injection_score import score  # noqa: E402
 from memdesk.core.guard.meaning import (  # noqa: E402
     E5_MULTILINGUAL,
-    MIN_CHARS,
     STAGE,
     WEIGHTS_FILE,
     E5Passages,
-    passages,
+    split_units,
 )
 from memdesk.core.guard.normalise import readings  # noqa: E402
 
@@ -77,15 +83,35 @@ HARD = (
 )
 
 
-def units_of(row: Row) -> list[str]:
+TEACH_SENTENCES = True  # an ordinary row's sentences are taught as ordinary
+TWO_HEADS = True  # ... to the sentences' head only (else to the one head)
+Units = tuple[list[str], list[str]]  # a text's passages, and its single sentences
+
+
+def units_of(row: Row) -> Units:
+    """What the guard scores of a row (`meaning.split_units`)."""
     seen = readings(row.text)
     chosen = seen
     if row.attack and len(seen) > 1 and any(r.hidden for r in seen[1:]):
         chosen = [r for r in seen[1:] if r.hidden]
-    out: list[str] = []
-    for reading in chosen:
-        out += [u for u in passages(reading.text) if len(u) >= MIN_CHARS and u not in out]
-    return out or [row.text]
+    whole, sentences = split_units([r.text for r in chosen])
+    return (whole or [row.text]), sentences
+
+
+def text_units(text: str) -> Units:
+    return split_units([r.text for r in readings(text)])
+
+
+def taught_labels(row: Row, pieces: Units) -> list[tuple[float, float]]:
+    """The labels a row's units are taught with, for the passages' head and the
+    sentences' head: the passages' head learns whole texts only; the sentences' head
+    learns them and an ordinary row's every sentence as ordinary. An attack's single
+    sentences are never taught (one may be the ordinary text the attack hides behind).
+    NaN: not taught."""
+    label = 1.0 if row.attack else 0.0
+    sentence = math.nan if row.attack or not TEACH_SENTENCES else 0.0
+    whole_head = math.nan if TWO_HEADS else sentence
+    return [(label, label)] * len(pieces[0]) + [(whole_head, sentence)] * len(pieces[1])
 
 
 def moves_score(text: str) -> float:
@@ -128,8 +154,18 @@ class Cache:
         return np.stack([self.vectors[self.key(t)] for t in texts])
 
 
+def fit_heads(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, np.ndarray]:
+    """One regression per column of `y` (the passages' head, the sentences' head):
+    coefficients (dim, 2) and biases (2)."""
+    fitted = [fit(x, y[:, k], l2) for k in range(y.shape[1])]
+    return np.stack([c for c, _ in fitted], axis=1), np.array([b for _, b in fitted])
+
+
 def fit(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
-    """Weighted L2 logistic regression by Newton steps (bias unpenalised)."""
+    """Weighted L2 logistic regression by Newton steps (bias unpenalised); units
+    labelled NaN are left out."""
+    keep = ~np.isnan(y)
+    x, y = x[keep], y[keep]
     weight = np.where(y == 1, 0.5 / max(y.sum(), 1), 0.5 / max((1 - y).sum(), 1)) * len(y)
     design = np.hstack([x, np.ones((len(x), 1))])
     beta = np.zeros(design.shape[1])
@@ -146,23 +182,34 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
     return beta[:-1], float(beta[-1])
 
 
+Span = tuple[range, range]  # where a row's passages and its sentences sit among the units
+
+
 def row_probability(
-    vectors: np.ndarray, spans: list[range], coef: np.ndarray, bias: float
+    vectors: np.ndarray, spans: list[Span], coef: np.ndarray, bias: np.ndarray
 ) -> np.ndarray:
+    """(rows, 2): the highest probability of the passages' head over each row's
+    passages, and of the sentences' head over its single sentences (0 for none)."""
     unit = 1 / (1 + np.exp(-np.clip(vectors @ coef + bias, -30, 30)))
-    return np.array([unit[list(span)].max() for span in spans])
+    return np.array(
+        [
+            [unit[list(part), k].max() if len(part) else 0.0 for k, part in enumerate(span)]
+            for span in spans
+        ]
+    ).reshape(-1, 2)
 
 
-def embed_rows(rows: list[Row], cache: Cache) -> tuple[np.ndarray, list[range]]:
+def embed_rows(rows: list[Row], cache: Cache) -> tuple[np.ndarray, list[Span]]:
     return embed_texts([units_of(row) for row in rows], cache)
 
 
-def embed_texts(units_per_row: list[list[str]], cache: Cache) -> tuple[np.ndarray, list[range]]:
+def embed_texts(units_per_row: list[Units], cache: Cache) -> tuple[np.ndarray, list[Span]]:
     texts: list[str] = []
     spans = []
-    for units in units_per_row:
-        spans.append(range(len(texts), len(texts) + len(units)))
-        texts += units
+    for whole, sentences in units_per_row:
+        start, middle = len(texts), len(texts) + len(whole)
+        spans.append((range(start, middle), range(middle, middle + len(sentences))))
+        texts += whole + sentences
     return cache.embed(texts), spans
 
 
@@ -185,24 +232,24 @@ def real_flags(
     cache: Cache,
     centre: np.ndarray,
     coef: np.ndarray,
-    bias: float,
+    bias: np.ndarray,
     flagged: Callable[[np.ndarray, np.ndarray], np.ndarray],
 ) -> None:
     """The meaning stage's flags on the real files at the chosen cut-offs (never trained
     or tuned on): memory lines and transcript messages, with the five most likely."""
     items = real_units(shared)
-    with_units = [i for i, (_, _, units) in enumerate(items) if units]
+    with_units = [i for i, (_, _, pieces) in enumerate(items) if pieces[0] or pieces[1]]
     vectors, spans = embed_texts([items[i][2] for i in with_units], cache)
-    probs = np.zeros(len(items))
+    probs = np.zeros((len(items), 2))
     probs[with_units] = row_probability(vectors - centre, spans, coef, bias)
-    moves = np.array([moves_score(text) if units else 0.0 for _, text, units in items])
+    moves = np.array([moves_score(text) if any(p) else 0.0 for _, text, p in items])
     caught = flagged(probs, moves)
     for kind in ("memory", "transcripts"):
         mine = np.array([k == kind for k, _, _ in items])
         print(
             f"real {kind}: flagged by meaning {int((caught & mine).sum())} of "
             f"{int(mine.sum())}; highest p "
-            + ", ".join(f"{p:.2f}" for p in sorted(probs[mine], reverse=True)[:5])
+            + ", ".join(f"{p:.2f}" for p in sorted(probs[mine].max(axis=1), reverse=True)[:5])
         )
 
 
@@ -219,13 +266,33 @@ def main() -> None:
     parser.add_argument(
         "--real", action="store_true", help="the meaning stage's flags on the real files"
     )
+    parser.add_argument(
+        "--no-segments", action="store_true", help="whole texts only (as before sentences)"
+    )
+    parser.add_argument("--one-head", action="store_true", help="one regression for both")
+    parser.add_argument(
+        "--untaught-sentences", action="store_true", help="score sentences, teach none"
+    )
     args = parser.parse_args()
+    if args.untaught_sentences:
+        global TEACH_SENTENCES  # noqa: PLW0603 - a switch for comparison runs
+        TEACH_SENTENCES = False
+    if args.one_head:
+        global TWO_HEADS  # noqa: PLW0603 - a switch for comparison runs
+        TWO_HEADS = False
+    if args.no_segments:
+        meaning.SEGMENT_TEXT = 0
     cache = Cache(Path(args.cache))
     rows = training_rows(shared_dir(args.shared))
-    vectors, spans = embed_rows(rows, cache)
-    unit_rows = np.concatenate([[i] * len(s) for i, s in enumerate(spans)]).astype(int)
+    row_units = [units_of(row) for row in rows]
+    vectors, spans = embed_texts(row_units, cache)
+    unit_rows = np.concatenate([[i] * (len(a) + len(b)) for i, (a, b) in enumerate(spans)]).astype(
+        int
+    )
     y_rows = np.array([r.attack for r in rows], dtype=float)
-    y_units = y_rows[unit_rows]
+    y_units = np.array(
+        [y for row, p in zip(rows, row_units, strict=True) for y in taught_labels(row, p)]
+    )
     centre = vectors.mean(axis=0)
     x = vectors - centre
     moves = np.array([moves_score(r.text) for r in rows])
@@ -233,21 +300,41 @@ def main() -> None:
     fold_of = np.array(
         [int(hashlib.sha1(r.group.encode()).hexdigest(), 16) % args.folds for r in rows]
     )
-    oof = np.zeros(len(rows))
+    oof = np.zeros((len(rows), 2))
+    oof_sentence_head = np.zeros(len(rows))  # the sentences' head on whole texts
     for fold in range(args.folds):
         train = fold_of[unit_rows] != fold
-        coef, bias = fit(x[train], y_units[train], args.l2)
+        coef, bias = fit_heads(x[train], y_units[train], args.l2)
         held = [i for i in range(len(rows)) if fold_of[i] == fold]
         probs = row_probability(x, [spans[i] for i in held], coef, bias)
         oof[held] = probs
+        swapped = row_probability(x, [spans[i] for i in held], coef[:, ::-1], bias[::-1])
+        oof_sentence_head[held] = swapped[:, 0]
     everything = np.ones(len(rows), dtype=bool)
-    threshold = cut_off(oof, rows, everything)
+    threshold = cut_off(oof[:, 0], rows, everything)
     # Never stricter than the cut-off alone: a move found adds evidence, it takes none.
-    with_moves = min(threshold, cut_off(oof, rows, moves >= MOVES_FLOOR))
+    with_moves = min(threshold, cut_off(oof[:, 0], rows, moves >= MOVES_FLOOR))
+    # A sentence of a longer text: its own cut-off, at the same rates of ordinary text.
+    # Never below the whole text's: the ordinary sentences taught are conversation and
+    # documentation, not an agent's narration, and a message holds many of them.
+    # ... nor below what the sentences' head needs on whole texts at the same rates.
+    sentence = max(
+        threshold,
+        cut_off(oof_sentence_head, rows, everything),
+        cut_off(oof[:, 1], rows, oof[:, 1] > 0),
+    )
     attack = y_rows == 1
-    caught = attack & ((oof >= threshold) | ((moves >= MOVES_FLOOR) & (oof >= with_moves)))
-    print(f"rows {len(rows)} (attacks {int(attack.sum())}), passages {len(x)}")
-    print(f"cut-offs: alone {threshold:.3f}, with moves {with_moves:.3f}")
+
+    def judged(probs: np.ndarray, row_moves: np.ndarray) -> np.ndarray:
+        return (
+            (probs[:, 0] >= threshold)
+            | ((row_moves >= MOVES_FLOOR) & (probs[:, 0] >= with_moves))
+            | (probs[:, 1] >= sentence)
+        )
+
+    caught = attack & judged(oof, moves)
+    print(f"rows {len(rows)} (attacks {int(attack.sum())}), units {len(x)}")
+    print(f"cut-offs: alone {threshold:.3f}, with moves {with_moves:.3f}, sentence {sentence:.3f}")
     print(f"out of fold: attacks caught by meaning {int(caught.sum())} of {int(attack.sum())}")
     # The attack moves written for this stage were never seen by the rules: a fresh round
     # for them, and (out of fold, by move) for the meaning stage too.
@@ -257,7 +344,7 @@ def main() -> None:
     print(
         f"out of fold, rules + meaning: {int((caught | ruled)[attack].sum())} of "
         f"{int(attack.sum())} attacks; hard negatives flagged by meaning "
-        f"{int((oof >= threshold)[~attack & hard_mask(rows)].sum())} of "
+        f"{int(judged(oof, moves)[~attack & hard_mask(rows)].sum())} of "
         f"{int((~attack & hard_mask(rows)).sum())}"
     )
     fresh = attack & np.array([r.group.startswith("meaning_train") for r in rows])
@@ -266,38 +353,52 @@ def main() -> None:
         f"moves written for this stage: rules {int(ruled[fresh].sum())} of {int(fresh.sum())}, "
         f"rules + meaning (out of fold) {int((ruled | caught)[fresh].sum())}; hard negatives "
         f"flagged: rules {int(ruled[hard].sum())}, rules + meaning "
-        f"{int((ruled | (oof >= threshold))[hard].sum())} of {int(hard.sum())}"
+        f"{int((ruled | judged(oof, moves))[hard].sum())} of {int(hard.sum())}"
     )
 
-    coef, bias = fit(x, y_units, args.l2)
+    coef, bias = fit_heads(x, y_units, args.l2)
     # A promise the tests keep (tests/core/test_guard_meaning_model.py): the final model
     # hides none of the look-alike rules it was trained on from the held-out corpus and
     # the fresh rounds. Where one sits above the cut-offs, they are raised past it.
     pinned = [i for i, r in enumerate(rows) if not r.attack and r.group.split(":")[0] in PINNED]
     pinned_p = row_probability(x, [spans[i] for i in pinned], coef, bias)
-    if len(pinned) and pinned_p.max() >= threshold:
-        threshold = float(pinned_p.max()) + PINNED_MARGIN
+    if len(pinned) and pinned_p[:, 0].max() >= threshold:
+        threshold = float(pinned_p[:, 0].max()) + PINNED_MARGIN
         print(f"cut-off raised to {threshold:.3f}: a pinned look-alike rule sat above it")
+    if len(pinned) and pinned_p[:, 1].max() >= sentence:
+        sentence = float(pinned_p[:, 1].max()) + PINNED_MARGIN
+        print(f"sentence cut-off raised to {sentence:.3f}: a pinned look-alike rule sat above it")
     with_pinned = [j for j, i in enumerate(pinned) if moves[i] >= MOVES_FLOOR]
-    if with_pinned and pinned_p[with_pinned].max() >= with_moves:
-        with_moves = float(pinned_p[with_pinned].max()) + PINNED_MARGIN
+    if with_pinned and pinned_p[with_pinned, 0].max() >= with_moves:
+        with_moves = float(pinned_p[with_pinned, 0].max()) + PINNED_MARGIN
     with_moves = min(threshold, with_moves)
-
-    def flagged(probs: np.ndarray, row_moves: np.ndarray) -> np.ndarray:
-        return (probs >= threshold) | ((row_moves >= MOVES_FLOOR) & (probs >= with_moves))
+    sentence = max(sentence, threshold)
+    flagged = judged
 
     if args.writers:
+        mixed = composed(rows)
+        mixed_vectors, mixed_spans = embed_texts([text_units(text) for _, text in mixed], cache)
+        STAGE.use(None)
+        mixed_ruled = np.array([bool((f := find_injection(t)) and f.suspicious) for _, t in mixed])
+        STAGE.reset()
         figures = leave_one_writer_out(
             rows,
             x,
             y_units,
             unit_rows,
             spans,
-            lambda xs, ys: fit(xs, ys, args.l2),
+            lambda xs, ys: fit_heads(xs, ys, args.l2),
             row_probability,
             flagged,
             moves,
             ruled,
+            Composed(
+                np.array([i for i, _ in mixed]),
+                mixed_vectors - centre,
+                mixed_spans,
+                np.array([moves_score(t) for _, t in mixed]),
+                mixed_ruled,
+            ),
         )
         print_writers(figures)
     if args.real:
@@ -307,11 +408,11 @@ def main() -> None:
         held_vectors, held_spans = embed_rows(held_rows, cache)
         probs = row_probability(held_vectors - centre, held_spans, coef, bias)
         held_moves = np.array([moves_score(r.text) for r in held_rows])
-        flagged = (probs >= threshold) | ((held_moves >= MOVES_FLOOR) & (probs >= with_moves))
+        found = judged(probs, held_moves)
         kinds = np.array([r.attack for r in held_rows])
         print(
-            f"held out {name}: attacks flagged by meaning {int((flagged & kinds).sum())} of "
-            f"{int(kinds.sum())}; ordinary flagged {int((flagged & ~kinds).sum())} of "
+            f"held out {name}: attacks flagged by meaning {int((found & kinds).sum())} of "
+            f"{int(kinds.sum())}; ordinary flagged {int((found & ~kinds).sum())} of "
             f"{int((~kinds).sum())}"
         )
     if args.write:
@@ -319,10 +420,13 @@ def main() -> None:
             "model": E5_MULTILINGUAL,
             "threshold": math.ceil(threshold * 1e4) / 1e4,  # never below the chosen one
             "threshold_with_moves": math.ceil(with_moves * 1e4) / 1e4,
-            "bias": round(bias, 6),
+            "threshold_sentence": math.ceil(sentence * 1e4) / 1e4,
+            "bias": round(float(bias[0]), 6),
+            "sentence_bias": round(float(bias[1]), 6),
             "trained_on": {"rows": len(rows), "attacks": int(attack.sum()), "l2": args.l2},
             "centre": [round(float(v), 6) for v in centre],
-            "coef": [round(float(v), 6) for v in coef],
+            "coef": [round(float(v), 6) for v in coef[:, 0]],
+            "sentence_coef": [round(float(v), 6) for v in coef[:, 1]],
         }
         WEIGHTS_FILE.write_text(json.dumps(data) + "\n", "utf-8")
         print(f"wrote {WEIGHTS_FILE}")

