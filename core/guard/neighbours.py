@@ -27,6 +27,11 @@ _EDGE_WORD = re.compile(
     r"密码|口令|密钥|秘钥|令牌|私钥|凭证)\W{0,3}(?:is|was|are|=|:|是|为|：)?\W{0,3}$"
 )
 
+_WORD_NEAR_END = re.compile(
+    r"(?i)(?:pass(?:word|wd|phrase)?|pwd|\bpw\b|secret|token|credentials?|creds|log-?in|"
+    r"user(?:name)?|auth|密码|密碼|口令|密钥|密鑰|秘钥|令牌|私钥|凭证|憑證|账号|帳號|帐号|账户|帳戶)"
+)
+
 
 def _may_cross(a: str, b: str) -> bool:
     """Cheap test before reading two texts together: a word cut at the boundary (both
@@ -38,7 +43,13 @@ def _may_cross(a: str, b: str) -> bool:
         return True
     if "-----" in a[-WINDOW:] or "-----" in b[:WINDOW]:
         return True  # key block edges
-    return head_run >= 4 and bool(_EDGE_WORD.search(a[-40:].rstrip()))
+    if head_run >= 4 and bool(_EDGE_WORD.search(a[-40:].rstrip())):
+        return True
+    # A credential told over the boundary with a user name or separator between the
+    # word and the value ("the login is root" | " / <value>", "账号 root，密碼" | "：<value>"):
+    # a secret-ish word near the end of one text and a value within the next's first words.
+    value_near = re.search(rf"[{re.escape(_TOKEN_CHARS)}]{{6,}}", b[:24])
+    return value_near is not None and bool(_WORD_NEAR_END.search(a[-60:]))
 
 
 _TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-.~!@#$%^&*"
