@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -70,6 +70,7 @@ class IngestReport:
     fresh: list[Entry] = field(default_factory=list)  # the new candidates
     problems: list[str] = field(default_factory=list)  # one line each: "file: why"
     memory_files_read: bool = False  # False when they held only memdesk's own writes
+    stopped: bool = False  # `stop()` was true: nothing was read
 
 
 def watch_plan(store: Store, sources: SourcesSettings | None = None) -> WatchPlan:
@@ -171,12 +172,18 @@ def ingest_changes(
     *,
     catch_up: bool = False,
     settings: MemdeskSettings | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> IngestReport:
     """Turn what changed on disk into candidates. `catch_up`: read the memory files
     even if they look untouched (a desk opening: appends to replaced files that were
     still held open are drained too). `settings`: the typed settings the caller holds
-    (None: settings.toml is read once for this burst). Files gone meanwhile are skipped."""
+    (None: settings.toml is read once for this burst). Files gone meanwhile are skipped.
+    `stop()` is asked first (a desk closing before its start-up catch-up ran): once
+    true nothing is read (`report.stopped`); the next start's catch-up reads it."""
     report = IngestReport()
+    if stop is not None and stop():
+        report.stopped = True
+        return report
     if changes.memory_md and (catch_up or memory_files_changed(store)):
         report.fresh.extend(store.ingest_memory_md())
         report.memory_files_read = True

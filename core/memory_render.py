@@ -167,10 +167,14 @@ def sync_managed_files(store: Store) -> tuple[list[Entry], bool]:
 def _ingest_memory_md(store: Store) -> tuple[list[Entry], MemoryState]:
     if memory_md_managed(store):
         return [], store.memory_file.load_state()
+    lines, state = store.memory_file.collect_external(lambda: summaries_ever_held(store))
+    if not lines:
+        # Nothing appended (a desk's start-up catch-up, usually): the guard is not
+        # imported (≈ 0.5 s of CPU compiling its patterns, in the desk's worker).
+        return [], state
     from memdesk.core.guard import redact_text
 
-    lines, state = store.memory_file.collect_external(lambda: summaries_ever_held(store))
-    known = store.known_hashes() if lines else set()
+    known = store.known_hashes()
     fresh: list[Entry] = []
     stamp = now().isoformat()
     # Lines carrying a secret are overwritten where they are (MEMORY.md, retired

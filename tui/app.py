@@ -16,14 +16,14 @@ import contextlib
 import gc
 import importlib
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from memdesk.core.entry import Entry
-from memdesk.core.errors import describe_error
 from memdesk.core.live_ingest import WatchedChanges, ingest_changes, watch_plan
-from memdesk.core.store import Store, StoreError
+from memdesk.core.store import Store
 from memdesk.tui.actions import DeskAction, app_actions, bindings_for
 from memdesk.tui.commands import DeskCommands, open_palette
 from memdesk.tui.keymap import load_keymap
@@ -88,6 +88,8 @@ class MemdeskApp(App[int]):
         self._shown_generation = -1
         self._gc_frozen = False
         self._conflicts_found = False  # the conflict screen's pairs were looked for
+        # Set by `q`: long background jobs stop now, not once Textual's loop has ended.
+        self.closing = threading.Event()
         settings = services.settings  # checked once here; every problem is said on mount
         self.settings_problems: list[str] = list(settings.problems)
         keymap, self.keymap_problems = load_keymap(settings.keys)
@@ -171,8 +173,7 @@ class MemdeskApp(App[int]):
     def read_everything(self) -> None:
         """The full read after a first look; quitting stops it within a few hundred
         files."""
-        worker = get_current_worker()
-        if self.services.read_all(lambda: worker.is_cancelled):
+        if self.services.read_all(self.stopping()):
             self.call_from_thread(self._everything_read)
 
     def _everything_read(self) -> None:
@@ -189,7 +190,13 @@ class MemdeskApp(App[int]):
                 self._unsubscribe()
             self._unsubscribe = None
 
+    def stopping(self) -> Callable[[], bool]:
+        """For a worker's long job: true once the desk is closing (call in the worker)."""
+        worker = get_current_worker()
+        return lambda: self.closing.is_set() or worker.is_cancelled
+
     async def action_quit(self) -> None:
+        self.closing.set()  # the start-up catch-up, the flags' first pass, the full read…
         self._stop_watching()
         self.writes.shutdown()  # never leave a half-queued write behind
         self.exit(0)
@@ -314,11 +321,15 @@ class MemdeskApp(App[int]):
     @work(thread=True, exit_on_error=False, group="ingest")
     def ingest_changes(self, changes: WatchedChanges, catch_up: bool = False) -> None:
         """Feed what changed on disk to core ingestion (off the UI thread); the policy
-        (what is read, memdesk's own writes skipped) is core's."""
+        (what is read, memdesk's own writes skipped) is core's. A closing desk leaves
+        the start-up catch-up to the next start (what the watcher saw is read)."""
+        stop = self.stopping() if catch_up else None
         with self.services.lock:
             report = ingest_changes(
-                self.store, changes, catch_up=catch_up, settings=self.services.settings
+                self.store, changes, catch_up=catch_up, settings=self.services.settings, stop=stop
             )
+        if report.stopped:
+            return
         for problem in report.problems:
             self.call_from_thread(self.notify, problem, severity="warning")
         self.call_from_thread(self._after_ingest, report.fresh)
@@ -342,13 +353,13 @@ class MemdeskApp(App[int]):
     @work(thread=True, exit_on_error=False, exclusive=True, group="index")
     def build_search_index(self) -> None:
         self.post_message(IndexProgress(0, 1, "starting search…"))
-        worker = get_current_worker()
+        stop = self.stopping()
         self.services.build_search(
             progress=lambda done, total: self.post_message(IndexProgress(done, total)),
             stage=lambda label: self.post_message(IndexProgress(0, 1, label)),
-            cancelled=lambda: worker.is_cancelled,  # quitting never waits for the model
+            cancelled=stop,  # quitting never waits for the model
         )
-        if not worker.is_cancelled:
+        if not stop():
             self.post_message(IndexProgress(-1, -1))
             self.call_from_thread(self._find_conflicts_once)
 
@@ -369,9 +380,9 @@ class MemdeskApp(App[int]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="sync")
     def sync_search_index(self) -> None:
-        worker = get_current_worker()
-        flags_changed = self.services.sync_search(cancelled=lambda: worker.is_cancelled)
-        if worker.is_cancelled:
+        stop = self.stopping()
+        flags_changed = self.services.sync_search(cancelled=stop)
+        if stop():
             return
         # Without the model nothing but the flags can have changed: no reload for nothing.
         if flags_changed or self.services.search is not None:
@@ -391,8 +402,7 @@ class MemdeskApp(App[int]):
 
     @work(thread=True, exit_on_error=False, exclusive=True, group="conflicts")
     def find_conflicts(self) -> None:
-        worker = get_current_worker()
-        self.services.conflicts(cancelled=lambda: worker.is_cancelled)
+        self.services.conflicts(cancelled=self.stopping())
 
     def action_command_palette(self) -> None:
         open_palette(self)
@@ -403,17 +413,11 @@ class MemdeskApp(App[int]):
             self.show_error(event.worker.error, where=event.worker.name or "background work")
 
     def show_error(self, error: BaseException | None, where: str = "") -> None:
-        """The one place errors from workers end up. What a person can fix (a broken
-        settings file, a store that cannot be written) is one line; a bug is a dialog
-        with the details to copy."""
-        from memdesk.tui.screens.dialogs import ErrorDialog
+        """The one place errors from workers end up (see dialogs.show_error)."""
+        from memdesk.tui.screens.dialogs import show_error
 
-        self.progress = None
-        self.progress_label = ""
-        if isinstance(error, StoreError | ValueError | OSError):
-            self.notify(describe_error(error), title=where or "error", severity="error", timeout=10)
-            return
-        self.push_screen(ErrorDialog(error, where))
+        self.progress, self.progress_label = None, ""
+        show_error(self, error, where)
 
     # -- screens -----------------------------------------------------------------------
     def action_show_queue(self) -> None:

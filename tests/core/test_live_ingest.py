@@ -119,3 +119,21 @@ def test_the_watch_plan_follows_the_settings_and_the_managed_files(tmp_path: Pat
     store.settings_path.write_text("[sources]\ninbox = 3\n", "utf-8")
     broken = watch_plan(store)  # ingestion names the error; watching keeps the defaults
     assert broken.transcript_globs == [] and broken.inbox is True
+
+
+def test_a_catch_up_with_nothing_appended_does_not_load_the_guard(store: Store) -> None:
+    """The desk's start-up catch-up usually finds nothing: it must not spend ≈ 0.5 s of
+    CPU compiling the guard's patterns for it (checked in a fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from memdesk.core.store import Store\n"
+        "from memdesk.core.live_ingest import WatchedChanges, ingest_changes\n"
+        f"store = Store.open({str(store.root)!r})\n"
+        "report = ingest_changes(store, WatchedChanges(memory_md=True), catch_up=True)\n"
+        "print(len(report.fresh), 'memdesk.core.guard' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "False"]

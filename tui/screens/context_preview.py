@@ -1,7 +1,8 @@
 """Live context preview: exactly the block an agent would get, and what was left out.
 
-Purpose, budget and an optional query go into core's `assemble` (the same call as
-`memdesk context` and MEMORY.md); the screen shows its text verbatim, a token meter
+Purpose, budget and an optional query go into core's `assemble_screened` (the same call
+as `memdesk context` and MEMORY.md: an entry the current guard flags is left out, even
+one written without the flag); the screen shows its text verbatim, a token meter
 against the budget with the counter that produced the count, and every excluded entry
 with its reason. It recomputes in a worker thread, debounced, whenever an input changes,
 the store commits a change (store.subscribe) or the app calls `refresh_preview()` (its
@@ -13,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from memdesk.core.context import Assembly, assemble
+from memdesk.core.context import Assembly
 from memdesk.core.context.query import search_service_scorer
+from memdesk.core.context.request import assemble_screened
+from memdesk.core.context.verdicts import VERDICTS_NAME, GuardVerdicts
 from memdesk.core.memfiles.status import load_cut_note
 from memdesk.core.settings import MemdeskSettings, SettingsFile
 from memdesk.tui.actions import bindings_for
@@ -94,6 +97,10 @@ class ContextPreviewScreen(LiveScreen):
         self.error = ""
         self.cut_note = ""  # managed files whose agents miss facts past their load limit
         self._timer: Any = None
+        # The guard's verdicts on the entries shown, kept while the screen lives (read
+        # from the store's kept verdicts first: a text screened before is not again).
+        index = store.index_dir
+        self._verdicts = GuardVerdicts(index / VERDICTS_NAME if index.is_dir() else None)
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -241,8 +248,10 @@ class ContextPreviewScreen(LiveScreen):
                     search = search_service_scorer(service)
             entries = entries_of(self.store, self.services)
             self.cut_note = load_cut_note(self.store, entries)
-            assembly = assemble(
+            # In this worker: screening may load the guard's meaning model.
+            assembly = assemble_screened(
                 entries,
+                self._verdicts,
                 purpose=request.purpose,
                 budget=request.budget,
                 query=request.query or None,

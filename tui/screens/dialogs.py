@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
 
 from memdesk.core.entry import CONFIDENCES, KINDS, SCOPES, Entry
+from memdesk.core.errors import describe_error
+from memdesk.core.store import StoreError
 from memdesk.tui.actions import bindings_for
 from textual import events, on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -19,6 +21,15 @@ from textual.widgets import Button, Input, Label, OptionList, Select, Static, Te
 from textual.widgets.option_list import Option
 
 ResultType = TypeVar("ResultType")
+
+
+def show_error(app: App[Any], error: BaseException | None, where: str = "") -> None:
+    """What a person can fix (a broken settings file, a store that cannot be written)
+    is one line; a bug is a dialog with the details to copy."""
+    if isinstance(error, StoreError | ValueError | OSError):
+        app.notify(describe_error(error), title=where or "error", severity="error", timeout=10)
+        return
+    app.push_screen(ErrorDialog(error, where))
 
 
 class Dialog(ModalScreen[ResultType]):
