@@ -29,6 +29,7 @@ from memdesk.core.consolidate.session_cache import SessionSummary
 from memdesk.core.consolidate.settings import ConsolidationSettings
 from memdesk.core.entry import Entry, parse_timestamp
 from memdesk.core.extract.heuristic import extract_candidates
+from memdesk.core.extract.inbox import refused_outside_glob
 from memdesk.core.extract.messages import Message
 from memdesk.core.extract.plugin import PluginResult
 from memdesk.core.extract.readers import read_messages
@@ -66,6 +67,8 @@ def transcript_paths(root: Any, raw_settings: dict[str, Any]) -> list[str]:
         if not isinstance(pattern, str):
             continue
         full = pattern if pattern.startswith("/") else str(root / pattern)
+        if refused_outside_glob(Path(root), pattern, full):
+            continue  # outside and not allowed: not even listed
         matches = sorted(glob.glob(full, recursive=True))
         request = transcripts_request(pattern)
         if any(not is_inside(p, root) for p in matches) and not is_allowed(root, request):

@@ -109,7 +109,7 @@ def source_files(store: Any, settings: ExtractSettings | None = None) -> list[Pa
         expanded = os.path.expanduser(pattern)
         if not os.path.isabs(expanded):
             expanded = os.path.join(os.fspath(store.root), expanded)
-        if _refused_outside(store, pattern, expanded):
+        if refused_outside_glob(store.root, pattern, expanded):
             continue  # not expanded: no folder outside is even listed
         matches = sorted(Path(p) for p in glob.glob(expanded, recursive=True) if os.path.isfile(p))
         if any(not is_inside(p, store.root) for p in matches):
@@ -133,26 +133,26 @@ def unmatched_globs(store: Any, settings: ExtractSettings | None = None) -> list
         expanded = os.path.expanduser(pattern)
         if not os.path.isabs(expanded):
             expanded = os.path.join(os.fspath(store.root), expanded)
-        if _refused_outside(store, pattern, expanded):
+        if refused_outside_glob(store.root, pattern, expanded):
             continue  # its refusal is the line said about it
         if not any(os.path.isfile(p) for p in glob.iglob(expanded, recursive=True)):
             unmatched.append(pattern)
     return unmatched
 
 
-def _refused_outside(store: Any, pattern: str, expanded: str) -> bool:
+def refused_outside_glob(root: Path, pattern: str, expanded: str) -> bool:
     """A glob whose fixed part (up to its first wildcard) lies outside the working
     directory, not allowed on this machine: refused (said once) before it is expanded.
     Decided on the text of the path: nothing outside is listed or even stat-ed."""
     fixed = _until_wildcard(Path(expanded).parts)
     base = os.path.normpath(os.path.join(*fixed) if fixed else os.sep)
-    roots = {os.path.abspath(store.root), os.path.realpath(store.root)}
+    roots = {os.path.abspath(root), os.path.realpath(root)}
     if any(base == r or base.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
         return False
     request = transcripts_request(pattern)
-    if is_allowed(store.root, request):
+    if is_allowed(root, request):
         return False
-    refuse_once(request, store.root)
+    refuse_once(request, root)
     return True
 
 
@@ -167,7 +167,7 @@ def watch_roots(store: Any, settings: ExtractSettings | None = None) -> list[Pat
         expanded = os.path.expanduser(pattern)
         if not os.path.isabs(expanded):
             expanded = os.path.join(os.fspath(store.root), expanded)
-        if _refused_outside(store, pattern, expanded):
+        if refused_outside_glob(store.root, pattern, expanded):
             continue  # an outside folder not allowed is not watched either
         parts = Path(expanded).parts
         fixed = [p for p in _until_wildcard(parts)]

@@ -200,3 +200,27 @@ def test_a_changed_script_inside_the_project_needs_allowing_again(tmp_path: Path
     allow(store.root, requests(store.settings, store.root))  # allowed again, as it is now
     run_extractor(MESSAGES, extractor, cwd=store.root)
     assert pwned.exists()
+
+
+def test_consolidation_does_not_list_an_outside_glob_not_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Consolidation's gather expands the same [sources] globs: a climbing one not allowed
+    # here is not listed either (it was, before the refusal, in a second copy of the logic).
+    import glob as glob_module
+
+    from memdesk.core.consolidate.extractor import transcript_paths
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "a.jsonl").write_text("{}\n", "utf-8")
+    store = project(tmp_path / "p", '[sources]\ntranscripts = ["../../outside/*.jsonl"]\n')
+    expanded: list[str] = []
+    real_glob = glob_module.glob
+    monkeypatch.setattr(glob_module, "glob", lambda p, **k: expanded.append(p) or real_glob(p, **k))
+    assert transcript_paths(store.root, store.settings) == []
+    assert expanded == []
+    allow(store.root, requests(store.settings, store.root))
+    assert [Path(p).resolve() for p in transcript_paths(store.root, store.settings)] == [
+        (outside / "a.jsonl").resolve()
+    ]
