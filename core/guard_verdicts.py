@@ -38,6 +38,7 @@ from pathlib import Path
 
 from memdesk.core import checked_file
 from memdesk.core.entry import Entry
+from memdesk.core.user_cache import cache_dir
 
 VERDICTS_NAME = "context-verdicts.json"
 _FORMAT = "memdesk-context-verdicts/1"
@@ -98,15 +99,6 @@ def text_key(entry: Entry) -> str:
     ]
     text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-
-
-def cache_dir() -> Path:
-    """The person's own cache folder for memdesk (as core/context/tokenizer_cache.py)."""
-    configured = os.environ.get("MEMDESK_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "memdesk"
 
 
 def _own(st: os.stat_result) -> bool:

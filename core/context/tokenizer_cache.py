@@ -23,14 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.atomic import atomic_write_bytes
-
-
-def cache_dir() -> Path:
-    configured = os.environ.get("MEMDESK_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "memdesk"
+from memdesk.core.user_cache import cache_dir
 
 
 def load_encoding(name: str) -> Any:
