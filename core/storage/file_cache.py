@@ -114,16 +114,10 @@ class EntryFileCache:
     def _quick_scan(self, touched: set[str]) -> None:
         """`scan` while followed: a stat only for new, replaced or touched files."""
         files = self._files
-        try:
-            with os.scandir(self.entries_dir) as scan:
-                children = list(scan)
-        except FileNotFoundError:
-            children = []
+        children = self._entry_files()
         seen: set[str] = set()
         for child in children:
             name = child.name
-            if not name.endswith(".toml") or name.startswith("."):
-                continue
             seen.add(name)
             cached = files.get(name)
             if cached is not None and name not in touched and cached[0] == child.inode():
@@ -198,18 +192,12 @@ class EntryFileCache:
         files = self._files
         if not files and self.snapshot is not None:
             self.snapshot.load()
-        try:
-            with os.scandir(self.entries_dir) as scan:
-                children = list(scan)
-        except FileNotFoundError:
-            children = []
+        children = self._entry_files()
         look = Glance()
         peek = self.snapshot.peek if self.snapshot is not None else None
         seen: set[str] = set()
         for child in children:
             name = child.name
-            if not name.endswith(".toml") or name.startswith("."):
-                continue
             seen.add(name)
             st: os.stat_result | None
             try:
@@ -235,18 +223,21 @@ class EntryFileCache:
             self.remember(name, None)
         return look
 
-    def _listing(self) -> list[tuple[str, os.stat_result | None]]:
-        """(name, stat or None) of every entry file in the folder."""
+    def _entry_files(self) -> list[os.DirEntry[str]]:
+        """The folder's entry files (`*.toml`, not hidden), unstat'ed; none when the
+        folder is missing."""
         try:
             with os.scandir(self.entries_dir) as scan:
-                children = list(scan)
+                return [c for c in scan if c.name.endswith(".toml") and not c.name.startswith(".")]
         except FileNotFoundError:
-            children = []
+            return []
+
+    def _listing(self) -> list[tuple[str, os.stat_result | None]]:
+        """(name, stat or None) of every entry file in the folder."""
+        children = self._entry_files()
         listing: list[tuple[str, os.stat_result | None]] = []
         for child in children:
             name = child.name
-            if not name.endswith(".toml") or name.startswith("."):
-                continue
             st: os.stat_result | None
             try:
                 st = child.stat(follow_symlinks=True)
