@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import glob
 import hashlib
 import os
 import shlex
@@ -133,18 +132,19 @@ def transcripts_request(pattern: str) -> Request:
 
 
 def glob_leaves(pattern: str, root: Path | str) -> bool:
-    """Whether a transcript glob names (or matches) files outside the working directory."""
+    """Whether a transcript glob names (or matches) files outside the working directory:
+    by its text, through a folder linked outside, or a matched file linked outside.
+    Nothing outside is listed to find out (`safe_glob.confined_glob`)."""
+    from memdesk.core.safe_glob import confined_glob, fixed_parts
+
     expanded = os.path.expanduser(pattern)
     if not os.path.isabs(expanded):
         expanded = os.path.join(os.fspath(root), expanded)
-    fixed: list[str] = []
-    for part in Path(expanded).parts:
-        if any(ch in part for ch in "*?["):
-            break
-        fixed.append(part)
+    fixed = fixed_parts(expanded)
     if not is_inside(os.path.join(*fixed) if fixed else os.sep, root):
         return True
-    return any(not is_inside(p, root) for p in glob.glob(expanded, recursive=True))
+    found = confined_glob(expanded, root)
+    return bool(found.refused) or any(not is_inside(p, root) for p in found.matches)
 
 
 def tokenizer_request(value: object, root: Path | str) -> Request | None:
