@@ -170,6 +170,41 @@ def _package_dirs() -> list[str]:
     return sorted(found)
 
 
+def folder_request(key: str, value: str, root: Path | str) -> Request | None:
+    """An agent's folder the settings name (`[sources] homes`, `[memfiles] claude_dir`,
+    `codex_home`) outside the working directory: listed only once allowed here, or a
+    repository could have memdesk list (and read) any folder of the machine."""
+    path = os.path.join(os.fspath(root), os.path.expanduser(value))
+    return None if is_inside(path, root) else Request(key, value)
+
+
+def allowed_folders(root: Path | str, prefix: str, folders: Mapping[str, str]) -> dict[str, str]:
+    """`folders` (`{name: folder}` of the table `prefix`) less those outside the working
+    directory not allowed here (each refusal said once: the agent's default is used)."""
+    out: dict[str, str] = {}
+    for name, value in folders.items():
+        request = folder_request(f"{prefix}.{name}", value, root)
+        if request is not None and not is_allowed(root, request):
+            refuse_once(request, root)
+            continue
+        out[name] = value
+    return out
+
+
+def _folder_requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]:
+    from memdesk.core.memfiles.settings import memfiles_settings
+
+    homes = ExtractSettings.from_mapping(raw_settings).sources.homes
+    memfiles = memfiles_settings(raw_settings)
+    named = [(f"sources.homes.{k}", v) for k, v in sorted(homes.items())]
+    named += [
+        ("memfiles.claude_dir", memfiles.claude_dir),
+        ("memfiles.codex_home", memfiles.codex_home),
+    ]
+    found = [folder_request(key, value, root) for key, value in named if value]
+    return [r for r in found if r is not None]
+
+
 def requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]:
     """Everything the settings ask to run or read outside; raises SettingsError."""
     settings = ExtractSettings.from_mapping(raw_settings)
@@ -184,7 +219,7 @@ def requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]
     )
     if tokenizer is not None:
         found.append(tokenizer)
-    return found
+    return found + _folder_requests(raw_settings, root)
 
 
 # -- the trust file ---------------------------------------------------------------------
@@ -298,7 +333,9 @@ __all__ = [
     "TrustError",
     "TrustRecord",
     "allow",
+    "allowed_folders",
     "extractor_request",
+    "folder_request",
     "glob_leaves",
     "is_allowed",
     "load_records",

@@ -161,3 +161,31 @@ def test_inside_the_working_directory_it_matches_what_glob_matches(
 def is_under(path: Path, folder: Path) -> bool:
     real, base = os.path.realpath(path), os.path.realpath(folder)
     return real == base or real.startswith(base + os.sep)
+
+
+def test_an_agent_folder_the_settings_name_outside_is_not_listed_until_allowed(
+    tmp_path: Path, listed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memdesk.core.memfiles.discover import discover
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    victim = tmp_path / "victim"
+    (victim / "memories").mkdir(parents=True)
+    (victim / "memories" / "notes.md").write_text("- a private note\n", "utf-8")
+    (victim / "projects").mkdir()
+    store = project(tmp_path, [])
+    text = store.settings_path.read_text("utf-8")
+    text += f'[memfiles]\nclaude_dir = "{victim}"\ncodex_home = "{victim}"\n'
+    store.settings_path.write_text(text, "utf-8")
+    listed.clear()
+    found = discover(store.root, store.meta_dir, store.settings)
+    assert not [f for f in found if is_under(f.path, victim)]
+    never_under(victim, listed)
+    wanted = {str(r) for r in requests(store.settings, store.root)}
+    assert wanted == {f"memfiles.claude_dir = {victim}", f"memfiles.codex_home = {victim}"}
+    allow(store.root, requests(store.settings, store.root))
+    found = discover(store.root, store.meta_dir, store.settings)
+    assert [f.path for f in found if is_under(f.path, victim)] == [victim / "memories/notes.md"]
