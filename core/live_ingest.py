@@ -77,14 +77,18 @@ def watch_plan(store: Store, sources: SourcesSettings | None = None) -> WatchPla
     """`[sources]` and the managed memory files. `sources`: the table the caller already
     holds; None reads settings.toml (a bad table: its defaults; ingestion names the
     error)."""
+    from memdesk.core.memfiles.confine import manifest_refusal
     from memdesk.core.memfiles.manifest import all_manifests
 
     if sources is None:
         sources = _settings_of(store).sources
+    # A manifest naming a file memdesk may not touch (outside and not adopted on this
+    # machine, or linked out): its folder is not watched either.
+    manifests = all_manifests(store.meta_dir)
     return WatchPlan(
         transcript_globs=list(sources.transcripts),
         inbox=sources.inbox,
-        memory_files=[m.file for m in all_manifests(store.meta_dir)],
+        memory_files=[m.file for m in manifests if manifest_refusal(m.path, store.root) is None],
     )
 
 

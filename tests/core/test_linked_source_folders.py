@@ -189,3 +189,25 @@ def test_an_agent_folder_the_settings_name_outside_is_not_listed_until_allowed(
     allow(store.root, requests(store.settings, store.root))
     found = discover(store.root, store.meta_dir, store.settings)
     assert [f.path for f in found if is_under(f.path, victim)] == [victim / "memories/notes.md"]
+
+
+def test_the_desk_does_not_watch_the_folder_of_a_forged_manifest(tmp_path: Path) -> None:
+    from memdesk.core.live_ingest import watch_plan
+    from memdesk.core.memfiles.adopt import adopt
+    from memdesk.core.memfiles.manifest import files_dir
+    from memdesk.core.memfiles.outside import record_adoption
+
+    outside = outside_folder(tmp_path)
+    store = project(tmp_path, [])
+    (store.root / "CLAUDE.md").write_text("- uses pnpm\n", "utf-8")
+    adopt(store, store.root / "CLAUDE.md")
+    (path,) = files_dir(store.meta_dir).glob("*.json")
+    data = json.loads(path.read_text("utf-8"))
+    data["path"] = str(outside / "private.jsonl")
+    path.write_text(json.dumps(data), "utf-8")
+    plan = watch_plan(store)
+    assert plan.memory_files == []
+    classifier = PathClassifier(store.root, memory_files=plan.memory_files)
+    assert not any(is_under(d, outside) for d, _ in classifier.watch_dirs())
+    record_adoption(store.root, outside / "private.jsonl")  # adopted on this machine
+    assert watch_plan(store).memory_files == [outside / "private.jsonl"]
