@@ -15,6 +15,33 @@ if TYPE_CHECKING:
     from memdesk.core.context.block_cache import BlockProbe
 
 
+def _switch(text: str, default: bool | None = False) -> dict[str, Any]:
+    """An on/off flag; `default=None`: unset means the settings decide."""
+    return {"action": "store_true", "default": default, "help": text}
+
+
+# What decides the block, as (flag's attribute, keyword of the core functions that
+# build it: `quick_block` and `assemble_for_store`, or None when they do not take it),
+# in the order the block cache keys them.
+_REQUEST: tuple[tuple[str, str | None], ...] = (
+    ("purpose", "purpose"),
+    ("budget", "budget"),
+    ("unit", "unit"),
+    ("query", None),  # given to the assembly on its own (the quick path has none)
+    ("scopes", "scopes"),
+    ("format", "format"),
+    ("lexical", None),
+    ("candidates", "include_candidates"),
+    ("explain", None),
+    ("metadata", "metadata"),
+)
+
+
+def _block_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords both ways of building the block take, from the flags."""
+    return {keyword: getattr(args, name) for name, keyword in _REQUEST if keyword}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "context",
@@ -43,29 +70,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("agent", "markdown"), help="output format")
     p.add_argument(
         "--lexical",
-        action="store_true",
-        help="rank a --query by word/character overlap only (skip the search index)",
+        **_switch("rank a --query by word/character overlap only (skip the search index)"),
     )
     p.add_argument(
-        "--candidates",
-        action="store_true",
-        default=None,
-        help="include unconfirmed candidates (not low-confidence ones)",
+        "--candidates", **_switch("include unconfirmed candidates (not low-confidence ones)", None)
     )
     p.add_argument(
         "--explain",
-        action="store_true",
-        help="after the block, list each entry put in (why, and its kind, scope, source and "
-        "time) and each left out (why)",
+        **_switch(
+            "after the block, list each entry put in (why, and its kind, scope, source and "
+            "time) and each left out (why)"
+        ),
     )
     p.add_argument(
         "--metadata",
-        action="store_true",
-        default=None,
-        help="write each entry's kind, scope, source and time into the block "
-        "(default: context.metadata)",
+        **_switch(
+            "write each entry's kind, scope, source and time into the block "
+            "(default: context.metadata)",
+            None,
+        ),
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", **_switch("print one JSON object"))
     p.set_defaults(func=run_context)
 
 
@@ -114,13 +139,7 @@ def _cache_request(args: argparse.Namespace) -> list[str] | None:
     not plain text (--json carries this run's timings)."""
     if args.json or (args.query and not args.lexical):
         return None
-    return [
-        f"{name}={getattr(args, name)!r}"
-        for name in (
-            "purpose", "budget", "unit", "query", "scopes", "format", "lexical",
-            "candidates", "explain", "metadata",
-        )
-    ]  # fmt: skip
+    return [f"{name}={getattr(args, name)!r}" for name, _ in _REQUEST]
 
 
 def _quick_output(args: argparse.Namespace, ctx: CliContext, found: BlockProbe) -> str | None:
@@ -129,17 +148,7 @@ def _quick_output(args: argparse.Namespace, ctx: CliContext, found: BlockProbe) 
     from memdesk.core.context.quick import quick_block
 
     text = quick_block(
-        ctx.dir.resolve(),
-        found.listing,
-        found.keys,
-        found.today,
-        purpose=args.purpose,
-        budget=args.budget,
-        unit=args.unit,
-        scopes=args.scopes,
-        include_candidates=args.candidates,
-        format=args.format,
-        metadata=args.metadata,
+        ctx.dir.resolve(), found.listing, found.keys, found.today, **_block_options(args)
     )
     if text is None:
         return None
@@ -223,17 +232,11 @@ def _assemble_output(
     try:
         result = assemble_for_store(
             store,
-            purpose=args.purpose,
             query=args.query,
-            budget=args.budget,
-            unit=args.unit,
-            scopes=args.scopes,
-            include_candidates=args.candidates,
-            format=args.format,
             search=search,
-            metadata=args.metadata,
             today=today,
             keep_derived=True,
+            **_block_options(args),
         )
     except ContextRequestError as exc:
         raise UserError(str(exc)) from exc

@@ -31,13 +31,20 @@ def run_sources(args: argparse.Namespace, ctx: CliContext) -> int:
     from memdesk.core.extract.agent_sources import AgentHomes, find_agent_sources
     from memdesk.core.extract.settings import ExtractSettings, add_transcript_globs
     from memdesk.core.store import StoreError
-    from memdesk.core.trust import allow_also, glob_leaves, transcripts_request
+    from memdesk.core.trust import (
+        allow_also,
+        allowed_folders,
+        glob_leaves,
+        transcripts_request,
+    )
 
     store = ctx.store() if args.add else None
     root = store.root if store is not None else ctx.dir
     try:
         raw = store.settings if store is not None else _settings_if_any(ctx)
-        homes = AgentHomes.resolve(ExtractSettings.from_mapping(raw).sources.homes)
+        named = ExtractSettings.from_mapping(raw).sources.homes
+        # A folder outside that the repository's settings name: only if allowed here.
+        homes = AgentHomes.resolve(allowed_folders(root, "sources.homes", named))
     except (SettingsError, StoreError) as exc:
         raise UserError(str(exc)) from exc
     found = find_agent_sources(root, homes)

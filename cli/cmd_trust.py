@@ -22,7 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="allow the extractor command (and outside transcripts) the settings name",
         description="Allow, on this machine, what .memdesk/settings.toml asks to run or "
         "read outside the working directory: [extractor] command or callable, and "
-        "[sources] transcripts outside it. A changed setting needs allowing again.",
+        "[sources] transcripts outside it (by their text or through a link), and the "
+        "agents' folders outside it ([sources] homes, [memfiles] claude_dir, codex_home). "
+        "A changed setting needs allowing again.",
     )
     group = p.add_mutually_exclusive_group()
     group.add_argument("--list", action="store_true", help="list every allowed directory")

@@ -120,18 +120,46 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def append_line_durably(path: Path, line: str) -> None:
-    """Append one line (O_APPEND, fsync). Lines are written whole with one write().
+def append_line_durably(path: Path, line: str, *, durable: bool = True) -> None:
+    """Append one line (O_APPEND, fsync unless `durable=False`). Lines are written
+    whole with one write().
 
-    Never through a symbolic link: the files appended to are memdesk's own, and a link
-    there (from a pulled branch) would make the append land wherever it points."""
+    Never through a symbolic link, nor a hard link (`open_own`): the files appended to
+    are memdesk's own, and a link there would make the append land under another name."""
     data = (line.rstrip("\n") + "\n").encode("utf-8")
-    fd = open_no_follow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = open_own(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
         os.write(fd, data)
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def open_own(path: Path | str, flags: int, mode: int = 0o644) -> int:
+    """`open_no_follow` for a write in place (an append, a truncation) to a file memdesk
+    alone writes. A file with another name (a hard link: git never makes one, but a
+    local user can link a file of yours outside the working directory into it) first
+    gets an inode of its own: its bytes are copied to a new file renamed over it, so
+    the other name keeps exactly what it had and the write lands in the copy only."""
+    for _ in range(3):
+        fd = open_no_follow(path, flags, mode)
+        try:
+            info = os.fstat(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        if info.st_nlink <= 1 or not stat.S_ISREG(info.st_mode):
+            return fd
+        os.close(fd)
+        reader = open_no_follow(path, os.O_RDONLY)
+        try:
+            with os.fdopen(reader, "rb", closefd=False) as handle:
+                data = handle.read()
+        finally:
+            os.close(reader)
+        atomic_write_bytes(Path(path), data)
+    raise OSError(errno.EMLINK, "hard-linked again as it was copied; not written", str(path))
 
 
 def remove_stale_temp_files(directory: Path) -> int:

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memdesk.core.atomic import NOT_WRITABLE, append_line_durably
+from memdesk.core.atomic import NOT_WRITABLE, append_line_durably, open_own
 from memdesk.core.entry import now
 from memdesk.core.jsonfile import loads
-from memdesk.core.safepath import is_entry_id, open_no_follow
+from memdesk.core.safepath import is_entry_id
 
 
 @dataclass
@@ -153,7 +153,7 @@ class Journal:
                 break
             keep, dropped = start, dropped + 1
         if dropped:
-            fd = open_no_follow(self.path, os.O_RDWR)
+            fd = open_own(self.path, os.O_RDWR)  # not through a link (either kind)
             try:
                 os.ftruncate(fd, keep)
                 os.fsync(fd)
@@ -172,7 +172,7 @@ class Journal:
         from the pending file), so cutting it loses nothing. Call under the store lock.
         """
         try:
-            fd = open_no_follow(self.path, os.O_RDWR)  # never truncates through a link
+            fd = open_own(self.path, os.O_RDWR)  # never truncates through a link (either kind)
         except FileNotFoundError:
             return 0
         except OSError as exc:

@@ -77,14 +77,18 @@ def watch_plan(store: Store, sources: SourcesSettings | None = None) -> WatchPla
     """`[sources]` and the managed memory files. `sources`: the table the caller already
     holds; None reads settings.toml (a bad table: its defaults; ingestion names the
     error)."""
+    from memdesk.core.memfiles.confine import manifest_refusal
     from memdesk.core.memfiles.manifest import all_manifests
 
     if sources is None:
         sources = _settings_of(store).sources
+    # A manifest naming a file memdesk may not touch (outside and not adopted on this
+    # machine, or linked out): its folder is not watched either.
+    manifests = all_manifests(store.meta_dir)
     return WatchPlan(
         transcript_globs=list(sources.transcripts),
         inbox=sources.inbox,
-        memory_files=[m.file for m in all_manifests(store.meta_dir)],
+        memory_files=[m.file for m in manifests if manifest_refusal(m.path, store.root) is None],
     )
 
 
@@ -113,11 +117,8 @@ class PathClassifier:
         self.inbox_dir = self.root / META_DIR / "inbox"
         self.inbox = inbox
         # Globs are relative to the working directory, or absolute / `~/...`.
-        self.globs = [
-            (self.root / Path(os.path.expanduser(g))).as_posix()
-            for g in transcript_globs
-            if isinstance(g, str) and g
-        ]
+        self.patterns = [g for g in transcript_globs if isinstance(g, str) and g]
+        self.globs = [(self.root / Path(os.path.expanduser(g))).as_posix() for g in self.patterns]
 
     def add(self, changes: WatchedChanges, raw: str) -> None:
         path = Path(raw)
@@ -140,7 +141,7 @@ class PathClassifier:
             dirs.setdefault(path.parent, False)
         if self.inbox:
             dirs[self.inbox_dir] = True
-        for pattern in self.globs:
+        for written, pattern in zip(self.patterns, self.globs, strict=True):
             parts = Path(pattern).parts
             fixed: list[str] = []
             for part in parts[:-1]:
@@ -149,8 +150,25 @@ class PathClassifier:
                 fixed.append(part)
             recursive = len(fixed) < len(parts) - 1 or "**" in pattern
             folder = Path(*fixed)
+            if not self._may_watch(folder, written):
+                continue
             dirs[folder] = dirs.get(folder, False) or recursive
         return [(d, r) for d, r in dirs.items() if d.is_dir()]
+
+    def _may_watch(self, folder: Path, pattern: str) -> bool:
+        """A glob's folder outside the working directory (by its text, or a link on the
+        way) is watched only where the person allowed the glob (`memdesk trust`):
+        watching a folder recursively lists it."""
+        from memdesk.core.safepath import is_inside
+        from memdesk.core.trust import is_allowed, refuse_once, transcripts_request
+
+        if is_inside(folder, self.root):
+            return True
+        request = transcripts_request(pattern)
+        if is_allowed(self.root, request):
+            return True
+        refuse_once(request, self.root)
+        return False
 
 
 def memory_files_changed(store: Store) -> bool:

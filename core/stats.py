@@ -9,6 +9,7 @@ record grows without changing its shape.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import statistics
@@ -263,10 +264,13 @@ def _file_size(path: Path) -> int:
 
 
 def _size_of(folder: Path) -> int:
+    """Bytes of the files under `folder`; a link counts as itself (what it points to,
+    perhaps outside the working directory, is not looked at)."""
     total = 0
     for dirpath, _dirs, files in os.walk(folder):
         for name in files:
-            total += _file_size(Path(dirpath) / name)
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, name)).st_size
     return total
 
 

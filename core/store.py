@@ -79,7 +79,22 @@ class Store(EntryStore):
         for where, why in refused_files(self.root, self.meta_dir):
             kind = "unsafe-path" if where.startswith(META_DIR) else "symlink"
             found.append(Problem(where, None, why, kind))
+        for where, why in self._refused_source_folders():
+            found.append(Problem(where, None, why, "symlink"))
         return sorted(found, key=lambda p: (p.path, p.line or 0))
+
+    def _refused_source_folders(self) -> list[tuple[str, str]]:
+        """Folders linked outside that a `[sources] transcripts` glob would list
+        (`extract/source_globs.py`); a settings file that cannot be read names itself."""
+        from memdesk.core.context.settings import SettingsError
+        from memdesk.core.extract.settings import ExtractSettings
+        from memdesk.core.extract.source_globs import refused_folders
+
+        try:
+            patterns = ExtractSettings.from_mapping(self.settings).sources.transcripts
+        except (SettingsError, StoreError):
+            return []
+        return refused_folders(self.root, patterns)
 
     def ingest_memory_md(self) -> list[Entry]:
         """Turn lines others added to MEMORY.md (and to managed memory files) into

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import glob
 import hashlib
 import os
 import shlex
@@ -133,18 +132,19 @@ def transcripts_request(pattern: str) -> Request:
 
 
 def glob_leaves(pattern: str, root: Path | str) -> bool:
-    """Whether a transcript glob names (or matches) files outside the working directory."""
+    """Whether a transcript glob names (or matches) files outside the working directory:
+    by its text, through a folder linked outside, or a matched file linked outside.
+    Nothing outside is listed to find out (`safe_glob.confined_glob`)."""
+    from memdesk.core.safe_glob import confined_glob, fixed_parts
+
     expanded = os.path.expanduser(pattern)
     if not os.path.isabs(expanded):
         expanded = os.path.join(os.fspath(root), expanded)
-    fixed: list[str] = []
-    for part in Path(expanded).parts:
-        if any(ch in part for ch in "*?["):
-            break
-        fixed.append(part)
+    fixed = fixed_parts(expanded)
     if not is_inside(os.path.join(*fixed) if fixed else os.sep, root):
         return True
-    return any(not is_inside(p, root) for p in glob.glob(expanded, recursive=True))
+    found = confined_glob(expanded, root)
+    return bool(found.refused) or any(not is_inside(p, root) for p in found.matches)
 
 
 def tokenizer_request(value: object, root: Path | str) -> Request | None:
@@ -170,6 +170,41 @@ def _package_dirs() -> list[str]:
     return sorted(found)
 
 
+def folder_request(key: str, value: str, root: Path | str) -> Request | None:
+    """An agent's folder the settings name (`[sources] homes`, `[memfiles] claude_dir`,
+    `codex_home`) outside the working directory: listed only once allowed here, or a
+    repository could have memdesk list (and read) any folder of the machine."""
+    path = os.path.join(os.fspath(root), os.path.expanduser(value))
+    return None if is_inside(path, root) else Request(key, value)
+
+
+def allowed_folders(root: Path | str, prefix: str, folders: Mapping[str, str]) -> dict[str, str]:
+    """`folders` (`{name: folder}` of the table `prefix`) less those outside the working
+    directory not allowed here (each refusal said once: the agent's default is used)."""
+    out: dict[str, str] = {}
+    for name, value in folders.items():
+        request = folder_request(f"{prefix}.{name}", value, root)
+        if request is not None and not is_allowed(root, request):
+            refuse_once(request, root)
+            continue
+        out[name] = value
+    return out
+
+
+def _folder_requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]:
+    from memdesk.core.memfiles.settings import memfiles_settings
+
+    homes = ExtractSettings.from_mapping(raw_settings).sources.homes
+    memfiles = memfiles_settings(raw_settings)
+    named = [(f"sources.homes.{k}", v) for k, v in sorted(homes.items())]
+    named += [
+        ("memfiles.claude_dir", memfiles.claude_dir),
+        ("memfiles.codex_home", memfiles.codex_home),
+    ]
+    found = [folder_request(key, value, root) for key, value in named if value]
+    return [r for r in found if r is not None]
+
+
 def requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]:
     """Everything the settings ask to run or read outside; raises SettingsError."""
     settings = ExtractSettings.from_mapping(raw_settings)
@@ -184,7 +219,7 @@ def requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]
     )
     if tokenizer is not None:
         found.append(tokenizer)
-    return found
+    return found + _folder_requests(raw_settings, root)
 
 
 # -- the trust file ---------------------------------------------------------------------
@@ -298,7 +333,9 @@ __all__ = [
     "TrustError",
     "TrustRecord",
     "allow",
+    "allowed_folders",
     "extractor_request",
+    "folder_request",
     "glob_leaves",
     "is_allowed",
     "load_records",

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import glob
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,15 +28,14 @@ from memdesk.core.consolidate.session_cache import SessionSummary
 from memdesk.core.consolidate.settings import ConsolidationSettings
 from memdesk.core.entry import Entry, parse_timestamp
 from memdesk.core.extract.heuristic import extract_candidates
-from memdesk.core.extract.inbox import refused_outside_glob
 from memdesk.core.extract.messages import Message
 from memdesk.core.extract.plugin import PluginResult
 from memdesk.core.extract.readers import read_messages
 from memdesk.core.extract.run import run_extractor
 from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.extract.source_globs import expand_source
 from memdesk.core.guard import redact_text
-from memdesk.core.safepath import is_inside
-from memdesk.core.trust import extractor_request, is_allowed, refuse_once, transcripts_request
+from memdesk.core.trust import extractor_request, is_allowed, refuse_once
 
 log = logging.getLogger("memdesk.consolidate")
 NO_EXTRACTOR = "heuristic: no extractor configured"
@@ -64,17 +62,8 @@ def transcript_paths(root: Any, raw_settings: dict[str, Any]) -> list[str]:
         patterns = [patterns]
     found: list[str] = []
     for pattern in patterns if isinstance(patterns, list) else []:
-        if not isinstance(pattern, str):
-            continue
-        full = pattern if pattern.startswith("/") else str(root / pattern)
-        if refused_outside_glob(Path(root), pattern, full):
-            continue  # outside and not allowed: not even listed
-        matches = sorted(glob.glob(full, recursive=True))
-        request = transcripts_request(pattern)
-        if any(not is_inside(p, root) for p in matches) and not is_allowed(root, request):
-            refuse_once(request, root)  # outside files wait for `memdesk trust`
-            matches = [p for p in matches if is_inside(p, root)]
-        found.extend(matches)
+        if isinstance(pattern, str):  # outside (text, link, linked file): only if allowed
+            found += sorted(expand_source(Path(root), pattern).matches)
     return list(dict.fromkeys(found))
 
 

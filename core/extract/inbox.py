@@ -30,8 +30,15 @@ from memdesk.core.extract.flush import WriteResult, select_new
 from memdesk.core.extract.messages import ReadStats, log
 from memdesk.core.extract.readers import UnrecognisedFormat, detect_format, is_line_based
 from memdesk.core.extract.settings import ExtractSettings
+from memdesk.core.extract.source_globs import (
+    expand_source,
+    full_pattern,
+    names_outside,
+    refused_outside_glob,
+)
 from memdesk.core.extract.transcript import rank_and_cap
 from memdesk.core.jsonfile import read_json
+from memdesk.core.safe_glob import fixed_parts
 from memdesk.core.safepath import is_inside, leaves
 from memdesk.core.store import StoreError
 from memdesk.core.trust import is_allowed, refuse_once, transcripts_request
@@ -106,18 +113,9 @@ def source_files(store: Any, settings: ExtractSettings | None = None) -> list[Pa
             if p.is_file() and not p.name.startswith(".") and not _leaves_store(store, p)
         )
     for pattern in settings.sources.transcripts:
-        expanded = os.path.expanduser(pattern)
-        if not os.path.isabs(expanded):
-            expanded = os.path.join(os.fspath(store.root), expanded)
-        if refused_outside_glob(store.root, pattern, expanded):
-            continue  # not expanded: no folder outside is even listed
-        matches = sorted(Path(p) for p in glob.glob(expanded, recursive=True) if os.path.isfile(p))
-        if any(not is_inside(p, store.root) for p in matches):
-            request = transcripts_request(pattern)
-            if not is_allowed(store.root, request):
-                refuse_once(request, store.root)  # files inside the working directory stay
-                matches = [p for p in matches if is_inside(p, store.root)]
-        found += matches
+        # Outside (by its text, a link on the way, a linked file): only if allowed here.
+        matches = expand_source(store.root, pattern).matches
+        found += sorted(Path(p) for p in matches if os.path.isfile(p))
     unique: dict[Path, None] = {}
     for path in found:
         unique.setdefault(path.resolve(), None)
@@ -130,30 +128,12 @@ def unmatched_globs(store: Any, settings: ExtractSettings | None = None) -> list
     settings = settings or ExtractSettings.from_mapping(store.settings)
     unmatched: list[str] = []
     for pattern in settings.sources.transcripts:
-        expanded = os.path.expanduser(pattern)
-        if not os.path.isabs(expanded):
-            expanded = os.path.join(os.fspath(store.root), expanded)
-        if refused_outside_glob(store.root, pattern, expanded):
+        found = expand_source(store.root, pattern)
+        if found.refused and not found.matches:
             continue  # its refusal is the line said about it
-        if not any(os.path.isfile(p) for p in glob.iglob(expanded, recursive=True)):
+        if not any(os.path.isfile(p) for p in found.matches):
             unmatched.append(pattern)
     return unmatched
-
-
-def refused_outside_glob(root: Path, pattern: str, expanded: str) -> bool:
-    """A glob whose fixed part (up to its first wildcard) lies outside the working
-    directory, not allowed on this machine: refused (said once) before it is expanded.
-    Decided on the text of the path: nothing outside is listed or even stat-ed."""
-    fixed = _until_wildcard(Path(expanded).parts)
-    base = os.path.normpath(os.path.join(*fixed) if fixed else os.sep)
-    roots = {os.path.abspath(root), os.path.realpath(root)}
-    if any(base == r or base.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
-        return False
-    request = transcripts_request(pattern)
-    if is_allowed(root, request):
-        return False
-    refuse_once(request, root)
-    return True
 
 
 def watch_roots(store: Any, settings: ExtractSettings | None = None) -> list[Path]:
@@ -164,31 +144,27 @@ def watch_roots(store: Any, settings: ExtractSettings | None = None) -> list[Pat
     if settings.sources.inbox:
         roots.append(inbox_dir(store).resolve())
     for pattern in settings.sources.transcripts:
-        expanded = os.path.expanduser(pattern)
-        if not os.path.isabs(expanded):
-            expanded = os.path.join(os.fspath(store.root), expanded)
+        expanded = full_pattern(pattern, store.root)
         if refused_outside_glob(store.root, pattern, expanded):
             continue  # an outside folder not allowed is not watched either
-        parts = Path(expanded).parts
-        fixed = [p for p in _until_wildcard(parts)]
+        fixed = fixed_parts(expanded)
         root = Path(*fixed) if fixed else Path(store.root)
         if root == Path(expanded):  # no wildcard at all: a single file
             root = root.parent
+        request = transcripts_request(pattern)
+        if (  # a link on the way out of the working directory: watched only if allowed
+            not is_inside(root, store.root)
+            and not names_outside(store.root, expanded)
+            and not is_allowed(store.root, request)
+        ):
+            refuse_once(request, store.root)
+            continue
         roots.append(root.resolve())
     unique: list[Path] = []
     for root in sorted(set(roots), key=lambda p: len(p.parts)):
         if not any(root.is_relative_to(kept) for kept in unique):
             unique.append(root)
     return unique
-
-
-def _until_wildcard(parts: tuple[str, ...]) -> list[str]:
-    out: list[str] = []
-    for part in parts:
-        if any(ch in part for ch in "*?["):
-            break
-        out.append(part)
-    return out
 
 
 def is_source(store: Any, path: Path | str, settings: ExtractSettings | None = None) -> bool:
@@ -200,12 +176,10 @@ def is_source(store: Any, path: Path | str, settings: ExtractSettings | None = N
             path.relative_to(inbox_dir(store).resolve())
             return not path.name.startswith(".")
     for pattern in settings.sources.transcripts:
-        expanded = os.path.expanduser(pattern)
-        if not os.path.isabs(expanded):
-            expanded = os.path.join(os.fspath(store.root), expanded)
+        expanded = full_pattern(pattern, store.root)
         if path.match(expanded) or Path(expanded).resolve() == path:
             return True
-        if any(path == Path(p).resolve() for p in glob.glob(expanded, recursive=True)):
+        if any(path == Path(p).resolve() for p in expand_source(store.root, pattern).matches):
             return True
     return False
 
@@ -369,15 +343,15 @@ def _outside_refusal(store: Any, path: Path, settings: ExtractSettings | None) -
         return str(exc)
     refused = "memdesk: not a source of this working directory; not read"
     for pattern in settings.sources.transcripts:
-        expanded = os.path.expanduser(pattern)
-        if not os.path.isabs(expanded):
-            expanded = os.path.join(os.fspath(store.root), expanded)
-        if not any(path == Path(p).resolve() for p in glob.glob(expanded, recursive=True)):
-            continue
         request = transcripts_request(pattern)
-        if is_allowed(store.root, request):
+        if not is_allowed(store.root, request):
+            # Not expanded: that would list what it leads to outside.
+            if path.match(full_pattern(pattern, store.root)):
+                refused = refuse_once(request, store.root)
+            continue
+        matches = glob.glob(full_pattern(pattern, store.root), recursive=True)
+        if any(path == Path(p).resolve() for p in matches):
             return ""
-        refused = refuse_once(request, store.root)
     return refused
 
 

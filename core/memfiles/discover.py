@@ -46,17 +46,25 @@ def claude_project_dir(root: Path, claude_dir: Path) -> Path:
     return claude_dir / "projects" / encoded
 
 
-def home_dirs(settings: Mapping[str, object]) -> tuple[Path, Path]:
-    """(Claude Code's folder, Codex's folder)."""
+def home_dirs(settings: Mapping[str, object], root: Path | None = None) -> tuple[Path, Path]:
+    """(Claude Code's folder, Codex's folder). With `root`, a folder the settings name
+    outside it is used only where the person allowed it (`memdesk trust`): the
+    settings travel with the repository, and these folders are listed and read."""
+    from memdesk.core.trust import allowed_folders
+
     section = memfiles_settings(settings)
-    claude = section.claude_dir or Path.home() / ".claude"
-    codex = section.codex_home or os.environ.get("CODEX_HOME") or Path.home() / ".codex"
+    named = {"claude_dir": section.claude_dir, "codex_home": section.codex_home}
+    named = {k: v for k, v in named.items() if v}
+    if root is not None:
+        named = allowed_folders(root, "memfiles", named)
+    claude = named.get("claude_dir") or Path.home() / ".claude"
+    codex = named.get("codex_home") or os.environ.get("CODEX_HOME") or Path.home() / ".codex"
     return Path(os.path.expanduser(str(claude))), Path(os.path.expanduser(str(codex)))
 
 
 def discover(root: Path, meta_dir: Path, settings: Mapping[str, object]) -> list[Found]:
     root = root.absolute()
-    claude, codex = home_dirs(settings)
+    claude, codex = home_dirs(settings, root)
     paths: list[tuple[Path, str]] = [(root / name, "") for name in ROOT_FILES]
     found: list[Found] = []
     folder = root / MEMORY_FOLDER

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
+from memdesk.core.atomic import append_line_durably, atomic_write_bytes
 from memdesk.core.entry import Entry
 from memdesk.core.jsonfile import loads, read_json
 
@@ -65,9 +65,10 @@ class IndexState:
 
     def save(self, state: dict[str, int]) -> None:
         """A new snapshot; the log it absorbed is removed."""
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"version": STATE_VERSION, "entries": state}), "utf-8")
-        os.replace(tmp, self.path)
+        # A new inode each time, and appends never through a link of either kind
+        # (core/atomic.py): a name another user linked here keeps what it had.
+        data = json.dumps({"version": STATE_VERSION, "entries": state}).encode("utf-8")
+        atomic_write_bytes(self.path, data, durable=False)
         self.log_path.unlink(missing_ok=True)
 
     def log(self, state: dict[str, int], entry_id: str, value: int | None) -> None:
@@ -75,5 +76,4 @@ class IndexState:
         if not self.path.exists():
             self.save(state)
             return
-        with self.log_path.open("a", encoding="utf-8") as log:
-            log.write(json.dumps([entry_id, value]) + "\n")
+        append_line_durably(self.log_path, json.dumps([entry_id, value]), durable=False)

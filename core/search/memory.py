@@ -11,7 +11,6 @@ Elsewhere (macOS, Windows, musl) both are no-ops.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import sys
 from typing import Any
@@ -25,7 +24,10 @@ def _glibc() -> Any | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        # The symbols the process already has (libc's among them): no library is looked
+        # up by name, so no `ldconfig -p` child process (`ctypes.util.find_library`
+        # runs one on Linux) and no search path from the environment is involved.
+        libc = ctypes.CDLL(None)
         libc.mallopt  # noqa: B018  (musl has no mallopt / malloc_trim)
         libc.malloc_trim  # noqa: B018
         return libc

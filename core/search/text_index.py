@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tantivy
+from memdesk.core.atomic import atomic_write_bytes
 from memdesk.core.entry import Entry
 from memdesk.core.jsonfile import read_json
 from memdesk.core.search.tokenizer import ANALYZER_NAME, build_tantivy_analyzer, query_terms
@@ -89,7 +90,8 @@ class TextIndex:
         index.register_tokenizer(ANALYZER_NAME, build_tantivy_analyzer())
         index.reload()
         _ = index.searcher().num_docs  # touch the segments: corrupt files fail here
-        marker.write_text(json.dumps({"version": SCHEMA_VERSION}), "utf-8")
+        marker_text = json.dumps({"version": SCHEMA_VERSION}).encode("utf-8")
+        atomic_write_bytes(marker, marker_text, durable=False)  # never through a link
         return index
 
     # -- writing -----------------------------------------------------------------

