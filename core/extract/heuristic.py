@@ -121,7 +121,9 @@ _RECALLED_BLOCK = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _FILLER = re.compile(
-    r"^(?:(?:记住|请记住|记一下|注意|约定|remember(?: that)?|note(?: that)?|keep in mind(?: that)?|"
+    r"^(?:(?:(?:请|請)?(?:记住|記住)(?:这个|這個|这点|這點|一下)?|记一下|注意|约定|約定|"
+    r"(?:please )?(?:remember|note)(?: this| that)?(?: down)?(?: for later)?|"
+    r"keep (?:this )?in mind(?: for later)?(?: that)?|for later|"
     r"说正事|顺便说一下|顺便说下|顺便|另外|还有|对了|哦对|哦|嗯|好吧|原来如此|那就这样修|谢谢|多谢|ok|okay|thanks|also|oh and|"
     r"and|btw|by the way|ah right|fyi|plus)(?![A-Za-z])\s*[:：,，.。!！~～]?\s*)+",
     re.IGNORECASE,

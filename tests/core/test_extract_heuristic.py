@@ -251,3 +251,18 @@ def test_daily_log_notes_are_candidates_even_without_cues() -> None:
 )
 def test_hedged_guesses_are_not_extracted(message: Message) -> None:
     assert extract_candidates([message], {}) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Remember this for later: we deploy with make ship on fridays.", "we deploy with make ship on fridays"),
+        ("Please remember that the api lives in services/api.", "the api lives in services/api"),
+        ("Note that the staging cluster is called kiwi.", "the staging cluster is called kiwi"),
+        ("记住这个：发布前要跑 make check。", "发布前要跑 make check"),
+        ("請記住：部署前要跑 make lint。", "部署前要跑 make lint"),
+    ],
+)  # fmt: skip
+def test_a_remember_lead_in_is_not_part_of_the_fact(said: str, kept: str) -> None:
+    [entry] = extract_candidates([user(said)], {})
+    assert entry.summary == kept
