@@ -12,13 +12,18 @@ polite, technical, bureaucratic, casual, story; English, Chinese in both scripts
 mixed), `meaning_writer5.jsonl` (a fifth writer who read none of the other sets'
 wording: goal hijacking, skipped or faked tests and review, persistence, secrecy from
 the user, authority claims, conditional triggers, against look-alike project rules and
-a coding agent's own narration and tool summaries) and, when the package is
+a coding agent's own narration and tool summaries), `meaning_writer6.jsonl` (a sixth
+writer, half of it mixed Chinese/English as Chinese developers write it: backdoors,
+planted sabotage, command execution, persona switches and fake system, developer or tool
+messages, written as YAML front matter, HTML comments, JSON tool results, code
+comments, commits and issue templates) and, when the package is
 installed, the public corpus `bastioncorpus` (MIT, an outside writer's attacks and
 ordinary support messages; its canary checks left out) and `agent-injection-bench`
 (MIT, a third writer: injections inside documents and tool results).
 Ordinary text: the hard negatives of the same files (dev half, rounds 1-4), the
 ordinary project rules and facts of `meaning_train.jsonl` and `guard_corpus.py`, the
-look-alike rules and agent narration of `meaning_writer5.jsonl`,
+look-alike rules and agent narration of `meaning_writer5.jsonl` and
+`meaning_writer6.jsonl`,
 every other LoCoMo conversation turn and the bilingual dev entries (`../shared/bench-data`, read
 in place, never copied), and every third line of this project's own documentation (docs/security.md, which
 quotes attacks, left out).
@@ -49,8 +54,9 @@ class Row:
     @property
     def writer(self) -> str:
         """Who wrote it, as far as known (a register of the register-set counts as a
-        writer of its own; `meaning_writer5` is one writer across its registers): the
-        unit left out to estimate recall on an unseen writer."""
+        writer of its own; `meaning_writer5` and `meaning_writer6` are each one writer
+        across their registers): the unit left out to estimate recall on an unseen
+        writer."""
         parts = self.group.split(":")
         if parts[0] in {"injections_rounds", "meaning_train"}:
             return f"{parts[0]}:{parts[1]}"
@@ -170,6 +176,7 @@ TRAINING_FILES = (
     "meaning_train.jsonl",
     "meaning_registers.jsonl",
     "meaning_writer5.jsonl",
+    "meaning_writer6.jsonl",
 )
 
 

@@ -78,6 +78,7 @@ HARD = (
     "meaning_train",
     "meaning_registers",
     "meaning_writer5",  # look-alike rules and an agent's narration, written as such
+    "meaning_writer6",  # the same, half of it mixed Chinese/English, in file formats
     "bastioncorpus",
     "aib",
     "corpus-rules",
