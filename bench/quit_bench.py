@@ -39,6 +39,7 @@ from tui_bench import cached_store  # noqa: E402
 
 TMUX = shutil.which("tmux") or "tmux"
 BARE_APP = """
+import os, time
 from textual.app import App
 from textual.widgets import Static
 
@@ -46,6 +47,10 @@ class Bare(App):
     BINDINGS = [("q", "quit", "quit")]
     def compose(self):
         yield Static("candidates waiting (bare textual app)")
+    async def action_quit(self):
+        with open(os.environ["MEMDESK_QUIT_TRACE"], "a") as out:
+            out.write(f"{time.time():.6f} q handled\\n")
+        self.exit()
 
 Bare().run()
 """
@@ -99,7 +104,7 @@ def wait_idle(pid: int, quiet: float = 1.5, timeout: float = 300.0) -> None:
     raise TimeoutError("the desk never went idle")
 
 
-STEPS = ("q handled", "app stopped", "writes done", "leaving")
+STEPS = ("q handled", "terminal restored", "app stopped", "writes done", "leaving")
 
 
 def one_quit(

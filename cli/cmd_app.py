@@ -36,12 +36,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_demo, raw_output=True)
 
 
-def _run_tui(store: Store, ctx: CliContext) -> int:
+def _run_tui(store: Store, ctx: CliContext, *, removed_after: bool = False) -> int:
+    """The desk on `store` until it quits; `ctx.leave` then ends the process without
+    waiting for its workers (tui/run.py). `removed_after`: the folder is deleted once
+    the desk has closed (a temporary demo): its workers are waited for first, so that
+    none writes there after."""
     from memdesk.tui import run
     from memdesk.tui.app import build_app
 
     app = build_app(store)
-    code = run.run(app)
+    try:
+        code = run.run(app)
+    finally:
+        if removed_after:
+            run.join_workers()
     ctx.leave = lambda code: run.leave(app, code)
     return code
 
@@ -79,12 +87,12 @@ def run_demo(args: argparse.Namespace, ctx: CliContext) -> int:
         print(root)  # the caller asked for the copy: it stays
         return 0
     try:
-        return _open_demo(root, False, ctx)
+        return _open_demo(root, False, ctx, temporary=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)  # a temporary demo leaves nothing
 
 
-def _open_demo(root: Path, no_open: bool, ctx: CliContext) -> int:
+def _open_demo(root: Path, no_open: bool, ctx: CliContext, temporary: bool = False) -> int:
     try:
         store = Store.open(root)
     except StoreError as exc:
@@ -92,4 +100,4 @@ def _open_demo(root: Path, no_open: bool, ctx: CliContext) -> int:
     if no_open:
         print(root)
         return 0
-    return _run_tui(store, ctx)
+    return _run_tui(store, ctx, removed_after=temporary)

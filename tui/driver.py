@@ -16,6 +16,7 @@ import selectors
 import threading
 from codecs import getincrementaldecoder
 
+from memdesk.tui.run import trace
 from textual._loop import loop_last
 from textual._parser import ParseError
 from textual._xterm_parser import XTermParser
@@ -61,6 +62,10 @@ class QuickStopDriver(LinuxDriver):
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
         self.exit_event: WakingEvent = WakingEvent()
+
+    def stop_application_mode(self) -> None:
+        super().stop_application_mode()
+        trace("terminal restored")  # MEMDESK_QUIT_TRACE (tui/run.py)
 
     def close(self) -> None:
         super().close()

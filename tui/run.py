@@ -15,8 +15,9 @@ of its own (so that stopping it waits for no worker), and `leave` ends the proce
   (an agent's line being ingested, a catch-up, a render of MEMORY.md), and none can
   start one. A write under way is finished first, whatever it takes.
 
-Then stdio is flushed and the `atexit` functions run (a demo's temporary copy, scratch
-folders). Derived files (the search index, caches) are written by replacing whole files
+Then stdio is flushed and the `atexit` functions run (scratch folders). A caller that
+deletes the store's folder once the desk has closed (a temporary demo) calls
+`join_workers` first, so that nothing still writes there. Derived files (the search index, caches) are written by replacing whole files
 or checked when opened: a worker stopped in the middle of one leaves what a crash
 would, which the next start reads or rebuilds. `MEMDESK_QUIT_TRACE=FILE` appends when
 each step of a quit happened (wall clock, seconds) to FILE: bench/quit_bench.py.
@@ -34,6 +35,9 @@ from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from memdesk.tui.app import MemdeskApp
+
+
+_loop: asyncio.AbstractEventLoop | None = None  # the desk's, once `run` made it
 
 
 def trace(step: str) -> None:
@@ -63,11 +67,20 @@ def run(app: MemdeskApp) -> int:
         app.driver_class = quick_stop(app.driver_class)
     if os.environ.get("MEMDESK_QUIT_TRACE"):
         app.closing = _TracedEvent()
-    loop = asyncio.new_event_loop()
+    global _loop
+    _loop = loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     app.run(loop=loop)
     trace("app stopped")
     return int(app.return_code or 0)
+
+
+def join_workers() -> None:
+    """Wait for the worker threads still running after `run` (what `asyncio.run`
+    does once its coroutine has returned)."""
+    if _loop is not None and not _loop.is_closed():
+        _loop.run_until_complete(_loop.shutdown_default_executor())
+        _loop.close()
 
 
 def leave(app: MemdeskApp, code: int) -> NoReturn:

@@ -101,3 +101,14 @@ def test_an_approval_pressed_just_before_q_is_on_disk(tmux: Tmux, tmp_path: Path
     assert tmux.flag("alternate_on") == "0"
     assert tmux.flag("mouse_any_flag") == "0"
     assert tmux.flag("cursor_flag") == "1"
+
+
+def test_a_temporary_demo_leaves_nothing(tmux: Tmux, tmp_path: Path) -> None:
+    """Its folder is removed once the desk's workers are done, then the process ends."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    tmux.keys(f"TMPDIR={scratch} {memdesk_command()} demo; echo EXIT=$?", "Enter")
+    tmux.wait(lambda: "17 waiting" in tmux.screen(), "the review queue")
+    tmux.keys("q")
+    tmux.wait(lambda: "EXIT=0" in tmux.screen(), "a clean exit")
+    assert list(scratch.iterdir()) == []
