@@ -38,22 +38,28 @@ class WakingEvent(threading.Event):
 
     def set(self) -> None:
         super().set()
-        with contextlib.suppress(OSError):  # full (already woken) or closed
-            os.write(self._write, b"\0")
+        if self._write >= 0:
+            with contextlib.suppress(OSError):  # full: already woken
+                os.write(self._write, b"\0")
 
     def clear(self) -> None:
         super().clear()
         self.drain()
 
     def drain(self) -> None:
+        if self._read < 0:
+            return
         with contextlib.suppress(OSError):
             while os.read(self._read, 512):
                 pass
 
     def close(self) -> None:
-        for fd in (self._read, self._write):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        """Close the pipe; a later `set` only sets (its number may be another file's)."""
+        read, write, self._read, self._write = self._read, self._write, -1, -1
+        for fd in (read, write):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
 
 class QuickStopDriver(LinuxDriver):
@@ -90,6 +96,8 @@ class QuickStopDriver(LinuxDriver):
             selector_events: list[tuple[selectors.SelectorKey, int]], final: bool = False
         ) -> None:
             keys = [(key, mask) for key, mask in selector_events if key.fd == fileno]
+            if len(keys) < len(selector_events):  # woken: a stop (a stale byte never spins)
+                self.exit_event.drain()
             for last, (_selector_key, mask) in loop_last(keys):
                 if mask & EVENT_READ:
                     unicode_data = decode(read(fileno, 1024 * 4), final=final and last)

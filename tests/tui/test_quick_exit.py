@@ -8,6 +8,7 @@ process it runs in, so it is tried in a child process.
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
 import textwrap
@@ -111,3 +112,27 @@ async def test_the_input_thread_stops_as_soon_as_it_is_told() -> None:
         driver.close()
         os.close(read)
         os.close(write)
+
+
+async def test_a_stray_wake_up_is_drained_and_reading_goes_on() -> None:
+    read, write = os.pipe()
+    driver = Recording(App(), read)
+    thread = threading.Thread(target=driver.run_input_thread)
+    try:
+        thread.start()
+        os.write(driver.exit_event._write, b"\0")  # a byte without a stop
+        wait_for(lambda: not _readable(driver.exit_event.fileno()))  # drained, no spinning
+        assert thread.is_alive()
+        os.write(write, b"a")
+        wait_for(lambda: "a" in driver.keys)
+    finally:
+        driver.exit_event.set()
+        thread.join(5)
+        driver.close()
+        os.close(read)
+        os.close(write)
+    assert not thread.is_alive()
+
+
+def _readable(fd: int) -> bool:
+    return bool(select.select([fd], [], [], 0)[0])
