@@ -4,7 +4,8 @@ Once the app had stopped (the terminal restored), quitting still waited for Pyth
 own way out: `asyncio.run` joins the thread of every worker still running (a listing,
 the keeper's first tokenization of 10k entries, a first read do not stop midway), the
 interpreter joins any other thread, then frees every object of a big store one by one
-and finalises its modules (onnxruntime's and tantivy's objects too): 0.1–1 s and more.
+and finalises its modules (onnxruntime's and tantivy's objects too): 0.8–2.6 s at 10k
+entries in tmux on a busy machine (docs/benchmarks.md).
 
 None of that is needed once no write is under way. `run` runs the app on an event loop
 of its own (so that stopping it waits for no worker), and `leave` ends the process with
@@ -17,10 +18,11 @@ of its own (so that stopping it waits for no worker), and `leave` ends the proce
 
 Then stdio is flushed and the `atexit` functions run (scratch folders). A caller that
 deletes the store's folder once the desk has closed (a temporary demo) calls
-`join_workers` first, so that nothing still writes there. Derived files (the search index, caches) are written by replacing whole files
-or checked when opened: a worker stopped in the middle of one leaves what a crash
-would, which the next start reads or rebuilds. `MEMDESK_QUIT_TRACE=FILE` appends when
-each step of a quit happened (wall clock, seconds) to FILE: bench/quit_bench.py.
+`join_workers` first, so that nothing still writes there. Derived files (the search
+index, caches) are written by replacing whole files or checked when opened: a worker
+stopped in the middle of one leaves what a crash would, which the next start reads or
+rebuilds. `MEMDESK_QUIT_TRACE=FILE` appends when each step of a quit happened (wall
+clock, seconds) to FILE: bench/quit_bench.py.
 """
 
 from __future__ import annotations
