@@ -36,12 +36,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_demo, raw_output=True)
 
 
-def _run_tui(store: Store) -> int:
+def _run_tui(store: Store, ctx: CliContext, *, removed_after: bool = False) -> int:
+    """The desk on `store` until it quits; `ctx.leave` then ends the process without
+    waiting for its workers (tui/run.py). `removed_after`: the folder is deleted once
+    the desk has closed (a temporary demo): its workers are waited for first, so that
+    none writes there after."""
+    from memdesk.tui import run
     from memdesk.tui.app import build_app
 
     app = build_app(store)
-    app.run()
-    return int(app.return_code or 0)
+    try:
+        code = run.run(app)
+    finally:
+        if removed_after:
+            run.join_workers()
+    ctx.leave = lambda code: run.leave(app, code)
+    return code
 
 
 def run_open(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -58,7 +68,7 @@ def run_open(args: argparse.Namespace, ctx: CliContext) -> int:
             store = Store.open(root)
     except StoreError as exc:
         raise UserError(str(exc)) from exc
-    return _run_tui(store)
+    return _run_tui(store, ctx)
 
 
 def run_demo(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -66,23 +76,23 @@ def run_demo(args: argparse.Namespace, ctx: CliContext) -> int:
         target = Path(args.path)
         if is_store(target):  # a copy made earlier: open it again, changes and all
             print(f"{target}: the demo copy already there", file=sys.stderr)
-            return _open_demo(target, args.no_tui)
+            return _open_demo(target, args.no_tui, ctx)
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             raise UserError(f"{target}: not empty and not a demo copy; give a new or empty folder")
         copy_demo_project(target, today=dt.date.today())
-        return _open_demo(target, args.no_tui)
+        return _open_demo(target, args.no_tui, ctx)
     scratch = Path(tempfile.mkdtemp(prefix="memdesk-demo-"))
     root = copy_demo_project(scratch, today=dt.date.today())
     if args.no_tui:
         print(root)  # the caller asked for the copy: it stays
         return 0
     try:
-        return _open_demo(root, False)
+        return _open_demo(root, False, ctx, temporary=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)  # a temporary demo leaves nothing
 
 
-def _open_demo(root: Path, no_open: bool) -> int:
+def _open_demo(root: Path, no_open: bool, ctx: CliContext, temporary: bool = False) -> int:
     try:
         store = Store.open(root)
     except StoreError as exc:
@@ -90,4 +100,4 @@ def _open_demo(root: Path, no_open: bool) -> int:
     if no_open:
         print(root)
         return 0
-    return _run_tui(store)
+    return _run_tui(store, ctx, removed_after=temporary)

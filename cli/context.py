@@ -42,6 +42,9 @@ class CliContext:
         self.args = args
         self.dir = Path(args.dir)
         self.opened: list[Any] = []  # the stores this verb opened
+        # Set by the desk: ends the process with the verb's code once it has said
+        # everything (tui/run.py: not waiting for its worker threads or teardown).
+        self.leave: Callable[[int], None] | None = None
 
     def store(self, *, create: bool = False):  # -> memdesk.core.store.Store
         from memdesk.core.store import Store, StoreError

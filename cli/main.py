@@ -137,7 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     ctx = CliContext(args)
     if getattr(args, "raw_output", False):  # the desk draws, the MCP server speaks JSON-RPC
-        return _run(args, ctx)
+        code = _run(args, ctx)
+        if ctx.leave is not None:
+            ctx.leave(code)  # the desk's quick way out (tui/run.py)
+        return code
     saved = sys.stdout, sys.stderr
     safe_output.install(sys)  # a stored terminal escape is shown, never run
     try:

@@ -240,6 +240,13 @@ class FileLock:
             self._fd = None
         self._thread_lock.release()
 
+    def hold_in_process(self) -> None:
+        """Take the lock from every other thread of this process, never to give it back:
+        returns once no other thread is inside a write (one under way finishes first),
+        and none can start one. For a process about to end (tui/run.py). Other
+        processes are not waited for: nothing is held across processes here."""
+        self._thread_lock.acquire()
+
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
         self.acquire()

@@ -85,3 +85,30 @@ def test_demo_in_a_real_terminal(tmux: Tmux, tmp_path: Path) -> None:
     assert tmux.flag("alternate_on") == "0"
     assert tmux.flag("mouse_any_flag") == "0"
     assert tmux.flag("cursor_flag") == "1"
+
+
+def test_an_approval_pressed_just_before_q_is_on_disk(tmux: Tmux, tmp_path: Path) -> None:
+    """The desk ends its process without waiting for its workers (tui/run.py): a write
+    still queued when `q` comes is done first, and the terminal is restored."""
+    demo = tmp_path / "demo"
+    tmux.keys(f"{memdesk_command()} demo --path {demo}; echo EXIT=$?", "Enter")
+    tmux.wait(lambda: "17 waiting" in tmux.screen(), "the review queue")
+    tmux.keys("a", "q")  # one burst: the approval is still queued when q is handled
+    tmux.wait(lambda: "EXIT=0" in tmux.screen(), "a clean exit")
+    entry = demo / ".memdesk" / "entries" / "cand-001.toml"
+    assert tomllib.loads(entry.read_text("utf-8"))["status"] == "confirmed"
+    assert '"op":"approve"' in (demo / ".memdesk" / "journal.jsonl").read_text("utf-8")
+    assert tmux.flag("alternate_on") == "0"
+    assert tmux.flag("mouse_any_flag") == "0"
+    assert tmux.flag("cursor_flag") == "1"
+
+
+def test_a_temporary_demo_leaves_nothing(tmux: Tmux, tmp_path: Path) -> None:
+    """Its folder is removed once the desk's workers are done, then the process ends."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    tmux.keys(f"TMPDIR={scratch} {memdesk_command()} demo; echo EXIT=$?", "Enter")
+    tmux.wait(lambda: "17 waiting" in tmux.screen(), "the review queue")
+    tmux.keys("q")
+    tmux.wait(lambda: "EXIT=0" in tmux.screen(), "a clean exit")
+    assert list(scratch.iterdir()) == []
