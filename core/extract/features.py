@@ -96,12 +96,6 @@ FEATURES: tuple[str, ...] = (
     "accepted",
     "person_named",
     "rejected",
-    "listy",
-    "recap",
-    "later",
-    "turn_end",
-    "acted",
-    "pasted",
 )
 MESSAGE_SIZE_FULL = 12  # a message of this many sentences counts fully as long
 
@@ -118,13 +112,6 @@ class Context(NamedTuple):
     accepted: bool = False  # an assistant turn the person accepted outright ("yes", "great")
     person_named: float = 0.0  # share of its names the person wrote too (assistant only)
     rejected: bool = False  # a soft reject of the hand rules (a question, a request…)
-    # the turn around it (turns.py)
-    list_share: float = 0.0  # share of its message in lists, headings and table rows
-    recap: float = 0.0  # share of its names the assistant already wrote earlier
-    later: float = 0.0  # share of its names that come back two turns or more later
-    turn_end: bool = False  # in the last message of an assistant turn of several
-    acted: float = 0.0  # share of its names the turn's tool calls name
-    pasted: float = 0.0  # share of its message that is pasted output (logs, tracebacks, code)
 
 
 NO_CONTEXT = Context()
@@ -220,17 +207,6 @@ def features(
         "accepted": float(context.accepted),
         "person_named": context.person_named,
         "rejected": float(context.rejected),
-        # a plan, checklist or status table of the agent: a message mostly of lists
-        "listy": context.list_share if role == "assistant" else 0.0,
-        # every name it holds said before / back later / just touched by a tool call (a
-        # share would mostly count the names: sentences naming more match more facts)
-        "recap": float(context.recap >= 1.0),
-        "later": float(context.later >= 1.0),
-        "turn_end": float(context.turn_end),
-        "acted": float(context.acted >= 1.0),
-        # the person's words around pasted output are about that output (a test name,
-        # "this still fails"), not a standing fact
-        "pasted": context.pasted if role == "person" else 0.0,
     }
     for name, pattern in _KINDS.items():
         needs = _NEEDS.get(name)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -58,7 +58,6 @@ from memdesk.core.extract.signals import (
     signals_of,
 )
 from memdesk.core.extract.spans import is_soft, pairs
-from memdesk.core.extract.turns import ToolWatch, turn_cues
 from memdesk.core.guard import is_chitchat
 
 
@@ -193,38 +192,20 @@ class Eligible:
     raw: str = ""  # the sentence as written, cue words ("remember:") included
     model_only: bool = False  # a soft reject or a pair (spans.py): only the model keeps it
     context: Context = NO_CONTEXT
-    turn: int = 0  # the person's messages so far: a reply of the assistant is in its prompt's
-    tools: set[str] = field(default_factory=set)  # names the turn's tool calls hold
 
 
 def eligible_sentences(messages: Iterable[Message]) -> Iterator[Eligible]:
     """Sentences from the sources that may speak for the person, minus the rejected."""
     order = 0
     opening = True
-    turn = 0
-    calls = ToolWatch()
-    for message, who, accepted in sources_and_replies(calls.watch(messages)):
+    for message, who, accepted in sources_and_replies(messages):
         role = _ROLE_OF[who]
-        turn += role == "person"
-        count, share, pasted, kept = message_parts(message.text, role)
-        context = Context(
-            count, opening and role == "person", accepted, list_share=share, pasted=pasted
-        )
+        count, kept = message_statements(message.text, role)
+        context = Context(count, opening and role == "person", accepted)
         for index, statement, block, raw, model_only in kept:
             # a soft reject (not a pair): the hand rules turned it away, the model weighs it
             mine = context._replace(rejected=True) if model_only and block != "pair" else context
-            yield Eligible(
-                statement,
-                role,
-                block,
-                message,
-                order + index,
-                raw,
-                model_only,
-                mine,
-                turn,
-                calls.turns[turn],
-            )
+            yield Eligible(statement, role, block, message, order + index, raw, model_only, mine)
         order += count
         if role == "person" and count:
             opening = False
@@ -235,22 +216,10 @@ def eligible_sentences(messages: Iterable[Message]) -> Iterator[Eligible]:
 Statement = tuple[int, str, str, str, bool]
 
 
-_LISTY = frozenset({"list", "group", "heading", "table"})
-_PASTED = frozenset({"log", "traceback", "code"})
-
-
+@lru_cache(maxsize=2048)
 def message_statements(text: str, role: str) -> tuple[int, tuple[Statement, ...]]:
     """How many sentences a message's text has, and those that pass the rejection rules
-    (with the soft rejects and pairs of spans.py, marked "model only")."""
-    count, _, _, kept = message_parts(text, role)
-    return count, kept
-
-
-@lru_cache(maxsize=2048)
-def message_parts(text: str, role: str) -> tuple[int, float, float, tuple[Statement, ...]]:
-    """message_statements, with the share of the message's sentences that are list
-    items, headings or table rows, and the share that are pasted output (log lines,
-    tracebacks, code).
+    (with the soft rejects and pairs of spans.py, marked "model only").
 
     A pure function of the text and the role, cached: agents and people repeat
     themselves (pasted instructions, re-sent prompts, restated rules), and splitting and
@@ -267,11 +236,7 @@ def message_parts(text: str, role: str) -> tuple[int, float, float, tuple[Statem
         reason = reject_reason(pair, role, secrets=False)
         if not reason or is_soft(reason, role, pair.text):
             _keep(kept, index + 1, pair.text, pair.block, True)
-    listy = sum(sentence.block in _LISTY for sentence in sentences)
-    share = round(listy / len(sentences), 2) if sentences else 0.0
-    pasted = sum(reason in _PASTED for reason in reasons)
-    pasted_share = round(pasted / len(sentences), 2) if sentences else 0.0
-    return len(sentences), share, pasted_share, tuple(kept)
+    return len(sentences), tuple(kept)
 
 
 def _keep(kept: list[Statement], index: int, raw: str, block: str, model_only: bool) -> None:
@@ -292,14 +257,8 @@ def in_transcript(items: list[Eligible]) -> tuple[list[float], list[Context]]:
     wrote (features.person_named)."""
     shares = person_named([i.text for i in items], [i.role for i in items])
     contexts = [
-        i.context._replace(
-            person_named=share,
-            recap=cues.recap,
-            later=cues.later,
-            turn_end=cues.turn_end,
-            acted=cues.acted,
-        )
-        for i, share, cues in zip(items, shares, turn_cues(items), strict=True)
+        i.context._replace(person_named=share) if share else i.context
+        for i, share in zip(items, shares, strict=True)
     ]
     return repeated_names(items), contexts
 
