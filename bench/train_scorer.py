@@ -1,7 +1,7 @@
 """Train the learned scorer on the dev gold and judge it on projects it has not seen.
 
     python bench/train_scorer.py [--data DIR] [--write] [--l2 3.0] [--floor 0.32]
-                                 [--cap N] [--per-message R]
+                                 [--cap N] [--per-message R] [--drop F,G]
                                  [--bilingual [DIR]] [--extras FILE]
 
 Rows: every sentence the default extractor would score (its sources, split and minus the
@@ -217,6 +217,11 @@ def main() -> int:
         help="write the held-out candidates that match no gold fact here (JSON lines)",
     )
     parser.add_argument(
+        "--drop",
+        default="",
+        help="comma-separated features to leave out (their column zeroed: weight 0)",
+    )
+    parser.add_argument(
         "--floor", type=float, default=0.32, help="pick the cut by recall at this precision"
     )
     parser.add_argument(
@@ -232,6 +237,8 @@ def main() -> int:
     files = sorted(p for p in (data / "transcripts").iterdir() if p.is_file())
     rows, gold = collect(data, files)
     print(f"{len(rows.y)} sentences, {int(rows.y.sum())} match a gold fact, {len(files)} files")
+    for name in filter(None, args.drop.split(",")):
+        rows.x[:, FEATURES.index(name)] = 0.0  # a zero column gets weight 0 under L2
     bilingual = args.bilingual if args.bilingual not in (None, Path("")) else default_bilingual()
     if args.bilingual is not None:
         rows = add_bilingual(rows, gold, bilingual)
