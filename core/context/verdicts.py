@@ -49,6 +49,14 @@ def screen_now(entry: Entry) -> str:
     return finding.reason
 
 
+def _prepare(entries: Iterable[Entry]) -> None:
+    """The meaning model's work for screening these entries, in one batch (it changes
+    no verdict: `screen_now` then finds it cached)."""
+    from memdesk.core.guard import prepare_screening
+
+    prepare_screening(entries)
+
+
 class GuardVerdicts:
     """Verdicts by text, kept at `path` (None: in memory only)."""
 
@@ -71,19 +79,28 @@ class GuardVerdicts:
         """{id: reason} of the entries the current guard flags suspicious and whose
         stored flags do not say so already."""
         out: dict[str, str] = {}
+        known: list[tuple[Entry, str]] = []
+        unknown: dict[str, Entry] = {}  # by text key: texts no verdict was kept for
         for entry in entries:
             if "suspicious" in entry.flags:
                 continue  # already out of every block
             key = text_key(entry)
-            reason = self._seen.get(key)
+            known.append((entry, key))
+            if key in self._seen or key in unknown:
+                continue
+            reason = self._load().get(key)  # the file is read at the first look-up
             if reason is None:
-                reason = self._load().get(key)  # the file is read at the first look-up
-            if reason is None:
-                reason = screen_now(entry)
-                self.new += 1
-            self._seen[key] = reason
-            if reason:
-                out[entry.id] = reason
+                unknown[key] = entry
+            else:
+                self._seen[key] = reason
+        if len(unknown) > 1:
+            _prepare(unknown.values())  # the meaning model's work for all, in one batch
+        for key, entry in unknown.items():
+            self._seen[key] = screen_now(entry)
+            self.new += 1
+        for entry, key in known:
+            if self._seen[key]:
+                out[entry.id] = self._seen[key]
         return out
 
     def known_clean(self, entry: Entry) -> bool:
