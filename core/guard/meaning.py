@@ -41,10 +41,10 @@ SEGMENT_MIN = 20
 SEGMENT_TEXT = 2000
 MAX_SEGMENTS = 12
 _CACHE_SIZE = 4096
-# A batch of more than `E5Passages.batch_size` texts is embedded by up to this many
-# threads at once (the engine releases the GIL and may embed from several threads):
+# A batch of texts is embedded by up to this many threads at once (the engine releases the GIL and may embed from several threads):
 # a first context block screens ~40 entries, ~130 texts, ~2 s of one core.
 MAX_EMBED_THREADS = 4
+MIN_TEXTS_PER_THREAD = 4  # fewer: one thread (a single entry screened as it is written)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
 
 
@@ -176,10 +176,13 @@ class E5Passages:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        chunks = [
-            list(texts[i : i + self.batch_size]) for i in range(0, len(texts), self.batch_size)
-        ]
-        workers = min(len(chunks), embed_threads())
+        n = len(texts)
+        workers = max(1, min(embed_threads(), n // MIN_TEXTS_PER_THREAD))
+        # Chunks of at most `batch_size`, as many for each thread and of even sizes (the
+        # threads finish together).
+        count = workers * -(-n // (workers * self.batch_size))
+        bounds = [n * i // count for i in range(count + 1)]
+        chunks = [list(texts[a:b]) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
         if workers > 1:
             # A text's vector does not depend on the texts embedded with it: the same
             # vectors, sooner where a core is free.

@@ -140,6 +140,15 @@ def test_threads_keep_each_vector_in_its_place(
     expected = _embedder(_Engine(), len(texts)).embed(texts)
     assert np.array_equal(vectors, expected)
     assert len(engine.batches) == 6
+    sizes = sorted(len(batch) for batch in engine.batches)
+    assert sizes[-1] <= 4 and sizes[-1] - sizes[0] <= 1  # even: the threads end together
+
+
+def test_a_few_texts_are_embedded_by_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(meaning_module, "embed_threads", lambda: 4)
+    engine = _Engine()
+    _embedder(engine, 32).embed(["a summary", "its sentence", "a tag"])
+    assert len(engine.batches) == 1
 
 
 def test_the_model_gives_a_text_the_same_vector_in_any_batch(meaning_model: None) -> None:
