@@ -20,6 +20,7 @@ nor its model.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -57,6 +58,15 @@ def _prepare(entries: Iterable[Entry]) -> None:
     prepare_screening(entries)
 
 
+def _prepare_quietly(entries: list[Entry]) -> None:
+    """`_prepare` in a background thread: any failure only means `flagged` does the
+    work itself (and says what went wrong there)."""
+    try:
+        _prepare(entries)
+    except Exception:  # noqa: BLE001 - decides nothing; the screen itself runs later
+        pass
+
+
 class GuardVerdicts:
     """Verdicts by text, kept at `path` (None: in memory only)."""
 
@@ -66,6 +76,7 @@ class GuardVerdicts:
         self._kept: dict[str, str] | None = None
         self._seen: dict[str, str] = {}
         self.new = 0  # texts screened this run that the file did not hold
+        self._warming: threading.Thread | None = None  # see `start`
 
     def _load(self) -> dict[str, str]:
         if self._kept is None:
@@ -75,9 +86,35 @@ class GuardVerdicts:
                 self._kept = read_verdicts(self.path, self._version)
         return self._kept
 
+    def start(self, entries: Iterable[Entry]) -> None:
+        """Begin, in a background thread, the meaning model's work for those of
+        `entries` no verdict is known for, so the caller can do other work while it
+        runs (the model's engine releases the GIL). Decides nothing: `flagged` waits
+        for that thread, then screens every entry it is given as always."""
+        if self._warming is not None:
+            return
+        unknown = [
+            entry
+            for entry in entries
+            if "suspicious" not in entry.flags and self._known(text_key(entry)) is None
+        ]
+        if len(unknown) < 2:
+            return
+        self._warming = threading.Thread(
+            target=_prepare_quietly, args=(unknown,), name="memdesk-screen", daemon=True
+        )
+        self._warming.start()
+
+    def _known(self, key: str) -> str | None:
+        reason = self._seen.get(key)
+        return self._load().get(key) if reason is None else reason
+
     def flagged(self, entries: Iterable[Entry]) -> dict[str, str]:
         """{id: reason} of the entries the current guard flags suspicious and whose
         stored flags do not say so already."""
+        if self._warming is not None:
+            self._warming.join()  # the model's work begun by `start`
+            self._warming = None
         out: dict[str, str] = {}
         known: list[tuple[Entry, str]] = []
         unknown: dict[str, Entry] = {}  # by text key: texts no verdict was kept for

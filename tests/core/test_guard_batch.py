@@ -159,3 +159,29 @@ def test_the_model_gives_a_text_the_same_vector_in_any_batch(meaning_model: None
     threaded = _embedder(model, 8).embed(texts)
     alone = np.concatenate([_embedder(model, 8).embed([t]) for t in texts])
     assert np.array_equal(threaded, alone)
+
+
+def test_the_callers_work_runs_while_the_model_screens_the_block(
+    fake_stage: WordEmbedder,
+) -> None:
+    import threading
+
+    started = threading.Event()
+
+    class Watched(WordEmbedder):
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            started.set()
+            return super().embed(texts)
+
+    STAGE.use(Watched(), weights())
+    seen: list[bool] = []
+    result = assemble_screened(
+        _entries(),
+        GuardVerdicts(None),
+        meanwhile=lambda: seen.append(started.wait(10)),
+        budget=100_000,
+        today=NOW.date(),
+    )
+    assert seen == [True]  # called once, while the model was at work
+    assert "pelican" not in result.text.lower()  # and nothing unscreened is shown
+    assert "Run make check before pushing a branch." in result.text
