@@ -229,6 +229,10 @@ def _assemble_output(
         search = hybrid_scorer(
             store, on_warning=lambda text: print(f"memdesk: {text}", file=sys.stderr)
         )
+    probed = found
+    # The ranking rows for the next run are written while the guard's model screens
+    # this block (a first run: ~40 entries, a second or more of the model).
+    keep = (lambda: _keep_rows(store, probed)) if probed is not None and not args.query else None
     try:
         result = assemble_for_store(
             store,
@@ -236,12 +240,11 @@ def _assemble_output(
             search=search,
             today=today,
             keep_derived=True,
+            meanwhile=keep,
             **_block_options(args),
         )
     except ContextRequestError as exc:
         raise UserError(str(exc)) from exc
-    if found is not None and not args.query:
-        _keep_rows(store, found)
     if args.json:
         ctx.print_json(result.to_json())
         return "", False

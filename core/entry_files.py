@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 import tomli_w
 from memdesk.core.atomic import atomic_write_bytes
 from memdesk.core.entry import Entry, EntryError
+from memdesk.core.entry_toml import loads_entry_toml
 from memdesk.core.toml_errors import loads_toml
 
 MAX_ENTRY_BYTES = 1_000_000  # an entry is a few hundred bytes; a megabyte is junk
@@ -68,9 +70,13 @@ def write_entry_file(path: Path, entry: Entry, *, durable: bool = True) -> None:
 
 
 def parse_entry_text(text: str, path: str) -> Entry:
-    """Parse TOML text into an Entry; raises EntryError with a line where known."""
+    """Parse TOML text into an Entry; raises EntryError with a line where known. A file
+    in the shape memdesk writes is read by `entry_toml` (what `tomllib` would give,
+    faster), any other by `tomllib`."""
+    data = loads_entry_toml(text)
     try:
-        data = loads_toml(text)
+        if data is None:
+            data = loads_toml(text)
     except tomllib.TOMLDecodeError as exc:
         match = _TOML_LINE.search(str(exc))
         err = EntryError(f"malformed TOML: {exc}", path=path)
@@ -133,6 +139,49 @@ def is_within(path: Path, root: Path) -> bool:
         return False
 
 
+_NO_FOLLOW = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_plain_entry_file(
+    folder: str, name: str, shown_folder: str
+) -> tuple[Entry | Problem, os.stat_result] | None:
+    """`read_entry_file` of `folder/name`, for a caller reading a whole folder inside
+    the working directory (`shown_folder`: the folder as a Problem names it), and the
+    file's stat taken on the open file once it was read (what was read is the file of
+    that stat; a write meanwhile moves its times). One open, one fstat and the reads:
+    none of the path walks and stats of `read_entry_file`. None for anything but a
+    plain file of at most `MAX_ENTRY_BYTES` opened as such (a link, a folder, an
+    unreadable file...): `read_entry_file` then reads it and says what it is."""
+    if not hasattr(os, "O_NOFOLLOW"):
+        return None  # without O_NOFOLLOW a link could be read as a plain file
+    try:
+        fd = os.open(f"{folder}/{name}", _NO_FOLLOW)
+    except OSError:
+        return None
+    try:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_ENTRY_BYTES:
+                return None
+        st = os.fstat(fd)
+    except OSError:
+        return None  # a folder (EISDIR) or another error: reported by the slow path
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    raw = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    shown = f"{shown_folder}/{name}" if shown_folder else name
+    stem = name[:-5] if name.endswith(".toml") and len(name) > 5 else Path(name).stem
+    return _entry_of_bytes(raw, shown, stem, name), st
+
+
 def read_entry_file(
     path: Path, root: Path, *, folder_inside: bool | None = None
 ) -> Entry | Problem:
@@ -161,6 +210,12 @@ def read_entry_file(
         raw = path.read_bytes()
     except OSError as exc:
         return Problem(shown, None, f"cannot read: {exc.strerror}", "unreadable")
+    return _entry_of_bytes(raw, shown, path.stem, path.name)
+
+
+def _entry_of_bytes(raw: bytes, shown: str, stem: str, name: str) -> Entry | Problem:
+    """What an entry file's bytes hold (`shown`: its path as a Problem names it; `stem`,
+    its name's stem, must be the entry's id)."""
     if b"\x00" in raw:
         line = raw[: raw.index(b"\x00")].count(b"\n") + 1
         return Problem(shown, line, "binary data (NUL byte), not a TOML entry", "binary")
@@ -192,11 +247,11 @@ def read_entry_file(
     except EntryError as exc:
         error_line = exc.line or (_field_line(text, exc.field) if exc.field else None)
         return Problem(shown, error_line, str(exc).removeprefix(f"{shown}: "), "invalid")
-    if path.stem != entry.id:
+    if stem != entry.id:
         return Problem(
             shown,
             _field_line(text, "id"),
-            f"id {entry.id!r} does not match the file name {path.name!r}",
+            f"id {entry.id!r} does not match the file name {name!r}",
             "invalid",
         )
     return entry

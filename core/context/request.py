@@ -52,6 +52,7 @@ def assemble_for_store(
     metadata: bool | None = None,
     today: dt.date | None = None,
     keep_derived: bool = False,
+    meanwhile: Callable[[], None] | None = None,
 ) -> Assembly:
     """Assemble the memory block for `store` as settings and the arguments say.
 
@@ -59,7 +60,8 @@ def assemble_for_store(
     `today` (default: the local date) is the day scores decay to. `keep_derived`: read
     and keep what each entry's text weighs and the token counts of the block's texts in
     the store's index (kept_weights.py, kept_counts.py), for a new process on a big
-    store (a long-lived one has them in memory already).
+    store (a long-lived one has them in memory already). `meanwhile`: work of the
+    caller's, done while the guard's model screens the block (see `assemble_screened`).
     Raises ContextRequestError for bad arguments or settings."""
     try:
         settings = load_settings(store.root)
@@ -86,10 +88,18 @@ def assemble_for_store(
         context = settings.context
         counts = kept_counter(index / COUNTS_NAME, unit or context.unit, context.tokenizer)
     verdicts = GuardVerdicts(index / VERDICTS_NAME if keep_derived else None)
+
+    def side() -> None:
+        if kept is not None:
+            kept.save()  # complete after the first assembly (and read by `meanwhile`)
+        if meanwhile is not None:
+            meanwhile()
+
     try:
         result = assemble_screened(
             entries,
             verdicts,
+            meanwhile=side if kept is not None or meanwhile is not None else None,
             purpose=purpose,
             query=query,
             budget=budget,
@@ -114,14 +124,25 @@ def assemble_for_store(
 
 
 def assemble_screened(
-    entries: list[Entry], verdicts: GuardVerdicts | None = None, **options: Any
+    entries: list[Entry],
+    verdicts: GuardVerdicts | None = None,
+    *,
+    meanwhile: Callable[[], None] | None = None,
+    **options: Any,
 ) -> Assembly:
     """`assemble(entries, **options)`, with what the block is about to show screened by
     the current guard (verdicts.py): an entry it flags is left out as if flagged, and the
-    block assembled again (what a preview of the agent's block should call too)."""
+    block assembled again (what a preview of the agent's block should call too).
+    `meanwhile` is called once, after the first assembly, while the guard's model works
+    on the block in a background thread (`GuardVerdicts.start`); nothing is returned
+    before every entry shown is screened."""
     verdicts = verdicts if verdicts is not None else GuardVerdicts(None)
     while True:
         result = assemble(entries, **options)
+        if meanwhile is not None:
+            verdicts.start(entry for _, entry in result.chosen)
+            meanwhile()
+            meanwhile = None
         flagged = verdicts.flagged(entry for _, entry in result.chosen)
         if not flagged:
             return result

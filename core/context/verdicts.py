@@ -20,6 +20,7 @@ nor its model.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -49,6 +50,23 @@ def screen_now(entry: Entry) -> str:
     return finding.reason
 
 
+def _prepare(entries: Iterable[Entry]) -> None:
+    """The meaning model's work for screening these entries, in one batch (it changes
+    no verdict: `screen_now` then finds it cached)."""
+    from memdesk.core.guard import prepare_screening
+
+    prepare_screening(entries)
+
+
+def _prepare_quietly(entries: list[Entry]) -> None:
+    """`_prepare` in a background thread: any failure only means `flagged` does the
+    work itself (and says what went wrong there)."""
+    try:
+        _prepare(entries)
+    except Exception:  # noqa: BLE001 - decides nothing; the screen itself runs later
+        pass
+
+
 class GuardVerdicts:
     """Verdicts by text, kept at `path` (None: in memory only)."""
 
@@ -58,6 +76,7 @@ class GuardVerdicts:
         self._kept: dict[str, str] | None = None
         self._seen: dict[str, str] = {}
         self.new = 0  # texts screened this run that the file did not hold
+        self._warming: threading.Thread | None = None  # see `start`
 
     def _load(self) -> dict[str, str]:
         if self._kept is None:
@@ -67,23 +86,58 @@ class GuardVerdicts:
                 self._kept = read_verdicts(self.path, self._version)
         return self._kept
 
+    def start(self, entries: Iterable[Entry]) -> None:
+        """Begin, in a background thread, the meaning model's work for those of
+        `entries` no verdict is known for, so the caller can do other work while it
+        runs (the model's engine releases the GIL). Decides nothing: `flagged` waits
+        for that thread, then screens every entry it is given as always."""
+        if self._warming is not None:
+            return
+        unknown = [
+            entry
+            for entry in entries
+            if "suspicious" not in entry.flags and self._known(text_key(entry)) is None
+        ]
+        if len(unknown) < 2:
+            return
+        self._warming = threading.Thread(
+            target=_prepare_quietly, args=(unknown,), name="memdesk-screen", daemon=True
+        )
+        self._warming.start()
+
+    def _known(self, key: str) -> str | None:
+        reason = self._seen.get(key)
+        return self._load().get(key) if reason is None else reason
+
     def flagged(self, entries: Iterable[Entry]) -> dict[str, str]:
         """{id: reason} of the entries the current guard flags suspicious and whose
         stored flags do not say so already."""
+        if self._warming is not None:
+            self._warming.join()  # the model's work begun by `start`
+            self._warming = None
         out: dict[str, str] = {}
+        known: list[tuple[Entry, str]] = []
+        unknown: dict[str, Entry] = {}  # by text key: texts no verdict was kept for
         for entry in entries:
             if "suspicious" in entry.flags:
                 continue  # already out of every block
             key = text_key(entry)
-            reason = self._seen.get(key)
+            known.append((entry, key))
+            if key in self._seen or key in unknown:
+                continue
+            reason = self._load().get(key)  # the file is read at the first look-up
             if reason is None:
-                reason = self._load().get(key)  # the file is read at the first look-up
-            if reason is None:
-                reason = screen_now(entry)
-                self.new += 1
-            self._seen[key] = reason
-            if reason:
-                out[entry.id] = reason
+                unknown[key] = entry
+            else:
+                self._seen[key] = reason
+        if len(unknown) > 1:
+            _prepare(unknown.values())  # the meaning model's work for all, in one batch
+        for key, entry in unknown.items():
+            self._seen[key] = screen_now(entry)
+            self.new += 1
+        for entry, key in known:
+            if self._seen[key]:
+                out[entry.id] = self._seen[key]
         return out
 
     def known_clean(self, entry: Entry) -> bool:

@@ -32,6 +32,7 @@ from memdesk.core.guard.screen import (
     checked_texts,
     fingerprint,
     injection_in,
+    prepare_screening,
     screen,
     secrets_in,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "meaning_status",
     "multiline_secret_lines",
     "plain_text",
+    "prepare_screening",
     "redact_across",
     "redact_across_messages",
     "redact_data",

@@ -13,6 +13,7 @@ clears it) over `review` (shown to the reviewer, injected once approved).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memdesk.core.guard.decoders import decoded_base64
@@ -78,7 +79,7 @@ def find_injection(text: str) -> Finding | None:
     """The strongest injection finding in any reading of `text`, or None."""
     if not text:
         return None
-    if text.isascii() and _PLAIN_TOKEN.fullmatch(text) and not decoded_base64(text):
+    if _plain_token(text):
         return None
     weaker: Finding | None = None
     seen = readings(text)
@@ -101,6 +102,23 @@ def find_injection(text: str) -> Finding | None:
         strongest = max(strongest, found.value)
     meaning = _by_meaning(text, [reading.text for reading in seen], strongest)
     return meaning or weaker
+
+
+def prepare_meaning(texts: Iterable[str]) -> None:
+    """Embed at once what `find_injection` will ask the meaning stage about these texts
+    (cached by text there): screening many texts in a row then costs one model call
+    instead of one per text. Changes no finding; does nothing without the model."""
+    if not STAGE.available:
+        return
+    STAGE.prefetch(
+        [reading.text for reading in readings(text)]
+        for text in texts
+        if len(text) >= MIN_CHARS and not _plain_token(text)
+    )
+
+
+def _plain_token(text: str) -> bool:
+    return bool(text.isascii() and _PLAIN_TOKEN.fullmatch(text) and not decoded_base64(text))
 
 
 def _by_meaning(text: str, texts: list[str], moves: float) -> Finding | None:

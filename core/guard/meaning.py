@@ -21,7 +21,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -41,6 +41,10 @@ SEGMENT_MIN = 20
 SEGMENT_TEXT = 2000
 MAX_SEGMENTS = 12
 _CACHE_SIZE = 4096
+# A batch of texts is embedded by up to this many threads at once (the engine releases the GIL and may embed from several threads):
+# a first context block screens ~40 entries, ~130 texts, ~2 s of one core.
+MAX_EMBED_THREADS = 4
+MIN_TEXTS_PER_THREAD = 4  # fewer: one thread (a single entry screened as it is written)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
 
 
@@ -172,13 +176,35 @@ class E5Passages:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        parts = [
-            np.asarray(self._model.passage(list(texts[i : i + self.batch_size])))
-            for i in range(0, len(texts), self.batch_size)
-        ]
+        n = len(texts)
+        workers = max(1, min(embed_threads(), n // MIN_TEXTS_PER_THREAD))
+        # Chunks of at most `batch_size`, as many for each thread and of even sizes (the
+        # threads finish together).
+        count = workers * -(-n // (workers * self.batch_size))
+        bounds = [n * i // count for i in range(count + 1)]
+        chunks = [list(texts[a:b]) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+        if workers > 1:
+            # A text's vector does not depend on the texts embedded with it: the same
+            # vectors, sooner where a core is free.
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(workers, thread_name_prefix="memdesk-embed") as pool:
+                parts = [np.asarray(p) for p in pool.map(self._model.passage, chunks)]
+        else:
+            parts = [np.asarray(self._model.passage(chunk)) for chunk in chunks]
         vectors = np.concatenate(parts).astype(np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
+
+
+def embed_threads() -> int:
+    """How many threads one batch is embedded by: the cores this process may use, at
+    most `MAX_EMBED_THREADS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on every platform
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_EMBED_THREADS, cores))
 
 
 def _load_embedder() -> TextEmbedder:
@@ -300,6 +326,20 @@ class MeaningStage:
             max((known[(u, False)] for u in whole), default=0.0),
             max((known[(u, True)] for u in sentences), default=0.0),
         )
+
+    def prefetch(self, readings: Iterable[Sequence[str]]) -> None:
+        """Embed in one batch the passages and sentences of every text given (each as
+        its readings) not cached yet: the `scores` asked for them next find them cached
+        (screening a context block's entries costs one model call, not one per text)."""
+        if not self._ensure():
+            return
+        whole: dict[str, None] = {}
+        sentences: dict[str, None] = {}
+        for texts in readings:
+            passages_of, sentences_of = split_units(texts)
+            whole.update(dict.fromkeys(passages_of))
+            sentences.update(dict.fromkeys(sentences_of))
+        self._probabilities(list(whole), list(sentences))
 
     def _probabilities(
         self, whole: list[str], sentences: list[str]

@@ -21,10 +21,11 @@ fingerprint arriving with the entry itself (an import, an agent's write) is drop
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memdesk.core.entry import Entry
-from memdesk.core.guard.injection import Finding, find_injection
+from memdesk.core.guard.injection import Finding, find_injection, prepare_meaning
 from memdesk.core.guard.injection_rules import REVIEW, SUSPICIOUS
 from memdesk.core.guard.refusals import (
     is_chitchat,
@@ -101,6 +102,12 @@ def fingerprint(entry: Entry) -> str:
 
 def _covered(entry: Entry, cleared: str) -> bool:
     return bool(cleared) and set(fingerprint(entry).split(",")) <= set(cleared.split(","))
+
+
+def prepare_screening(entries: Iterable[Entry]) -> None:
+    """Before `injection_in` of several entries: their texts' meaning-model work done in
+    one batch (`injection.prepare_meaning`). Changes no finding."""
+    prepare_meaning(text for entry in entries for text in checked_texts(entry))
 
 
 def injection_in(entry: Entry) -> Finding | None:

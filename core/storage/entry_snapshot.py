@@ -174,18 +174,26 @@ class EntrySnapshot:
 
     # -- keeping it current -------------------------------------------------------------
     def learn(
-        self, directory: Path, name: str, before: os.stat_result | None, item: Entry | Problem
+        self,
+        directory: Path,
+        name: str,
+        before: os.stat_result | None,
+        item: Entry | Problem,
+        after: os.stat_result | None = None,
     ) -> None:
         """What parsing `directory/name` gave, `before` being its stat taken before it was
         read. Kept only for a plain file holding an entry that did not change while it was
         read (same key before and after) and was last changed over `racy_ns` ago: a
         write within the file system's timestamp tick could leave the key as it was
-        (git's "racily clean" entries), so such a file is parsed again next time."""
+        (git's "racily clean" entries), so such a file is parsed again next time.
+        `after`: the stat of the file read, taken on it (opened without following a
+        link) once read; None: the path is stat'ed now (not following a link)."""
         previous = self._records.pop(name, None)
-        try:
-            after = os.lstat(directory / name)
-        except OSError:
-            after = None
+        if after is None:
+            try:
+                after = os.lstat(directory / name)
+            except OSError:
+                after = None
         if (
             isinstance(item, Entry)
             and before is not None

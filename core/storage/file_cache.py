@@ -21,7 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdesk.core.entry import Entry
-from memdesk.core.entry_files import Problem, is_within, read_entry_file
+from memdesk.core.entry_files import (
+    Problem,
+    is_within,
+    read_entry_file,
+    read_plain_entry_file,
+)
 from memdesk.core.storage.entry_snapshot import EntrySnapshot
 
 # A scan that may be stopped asks every this many files.
@@ -77,6 +82,7 @@ class EntryFileCache:
         # next scan, which then uses it instead of a stat pass of its own (see `prime`).
         self._primed: Sequence[tuple[str, os.stat_result | None]] | None = None
         self._inside: bool | None = None  # see `_folder_inside`
+        self._shown: tuple[str, str] | None = None  # see `_folders`
         self._scanning = False
 
     def prime(self, listing: Sequence[tuple[str, os.stat_result | None]]) -> None:
@@ -152,7 +158,7 @@ class EntryFileCache:
         try:
             done = self._scan(listing, stop)
         finally:
-            self._scanning, self._inside = False, None
+            self._scanning, self._inside, self._shown = False, None, None
         if not done:
             with self._touched_lock:
                 self._touched |= touched
@@ -255,6 +261,18 @@ class EntryFileCache:
             self._inside = is_within(self.entries_dir, self.root)
         return self._inside
 
+    def _folders(self) -> tuple[str, str]:
+        """The entries folder as a path, and as a Problem names its files (relative to
+        the working directory when inside it, as `read_entry_file` does); once per scan."""
+        if self._shown is None:
+            folder = str(self.entries_dir)
+            inside = self._folder_inside()
+            self._shown = (
+                folder,
+                str(self.entries_dir.relative_to(self.root)) if inside else folder,
+            )
+        return self._shown
+
     def read(self, name: str, st: os.stat_result | None) -> Entry | Problem:
         """The file's entry (or problem), read again only when the file changed. Takes
         the file name: building a Path per file costs as much as its stat at 10k files."""
@@ -266,11 +284,19 @@ class EntryFileCache:
         if self.snapshot is not None and st is not None:
             item = self.snapshot.recall(name, st)
         if item is None:
-            item = read_entry_file(
-                self.entries_dir / name, self.root, folder_inside=self._folder_inside()
-            )
+            plain = None
+            if self._scanning:  # a whole folder: the lean read (one open, one fstat)
+                folder, shown = self._folders()
+                plain = read_plain_entry_file(folder, name, shown)
+            after = None
+            if plain is not None:
+                item, after = plain
+            else:
+                item = read_entry_file(
+                    self.entries_dir / name, self.root, folder_inside=self._folder_inside()
+                )
             if self.snapshot is not None:
-                self.snapshot.learn(self.entries_dir, name, st, item)
+                self.snapshot.learn(self.entries_dir, name, st, item, after)
         self.remember(name, (*key, item))
         return item
 

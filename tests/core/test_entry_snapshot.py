@@ -19,7 +19,7 @@ from pathlib import Path
 import memdesk.core.storage.file_cache as file_cache_module
 import pytest
 from memdesk.core.entry import Entry, Source
-from memdesk.core.entry_files import read_entry_file
+from memdesk.core.entry_files import read_entry_file, read_plain_entry_file
 from memdesk.core.storage.entry_snapshot import SNAPSHOT_NAME, SUPPORTED, EntrySnapshot
 from memdesk.core.store import Store
 
@@ -41,7 +41,14 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(path.name)
         return read_entry_file(path, root, **options)
 
+    def counting_lean(folder: str, name: str, shown: str):  # type: ignore[no-untyped-def]
+        found = read_plain_entry_file(folder, name, shown)
+        if found is not None:  # else read_entry_file reads it (counted there)
+            seen.append(name)
+        return found
+
     monkeypatch.setattr(file_cache_module, "read_entry_file", counting)
+    monkeypatch.setattr(file_cache_module, "read_plain_entry_file", counting_lean)
     return seen
 
 
