@@ -164,6 +164,7 @@ TRAINING_FILES = (
     "injections_rounds.jsonl",
     "meaning_train.jsonl",
     "meaning_registers.jsonl",
+    "meaning_narration.jsonl",
 )
 
 

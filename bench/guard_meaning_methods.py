@@ -69,6 +69,9 @@ def main() -> None:
     parser.add_argument("--prep", default=str(DEFAULT_OUT))
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--factors", default=",".join(map(str, FACTORS)))
+    parser.add_argument(
+        "--features", type=float, default=0.0, help="append word-class features at this scale"
+    )
     parser.add_argument("--hold", default="", help="writers left out of every fit (prefix)")
     args = parser.parse_args()
     data = Data(dict(np.load(args.prep)))
@@ -85,7 +88,23 @@ def evaluate(name: str, make: Callable[[], Model], data: Data, args: argparse.Na
     held_writers = [w for w in args.hold.split(",") if w]
     never = np.array([any(w.startswith(h) for h in held_writers) for w in writer])
     centre = data.vectors[~never[unit_rows]].mean(axis=0)
-    x = data.vectors - centre
+    feature_centre = None
+    if args.features:
+        from guard_meaning_features import feature_matrix  # noqa: PLC0415
+
+        feature_centre = feature_matrix(data.unit_texts).mean(axis=0)
+
+    def inputs(vectors: np.ndarray, texts: np.ndarray) -> np.ndarray:
+        out = vectors - centre
+        if feature_centre is None:
+            return out
+        found = feature_matrix(texts[: len(vectors)]) - feature_centre
+        return np.hstack([out, args.features * found])
+
+    x = inputs(data.vectors, data.unit_texts)
+    real_x = inputs(data.real_vectors, data.real_unit_texts)
+    held_x = inputs(data.held_vectors, data.held_unit_texts)
+    mixed_x = inputs(data.mixed_vectors, data.mixed_unit_texts)
     source = np.array([g.split(":")[0] for g in group])
     hard = ~attack & np.isin(source, HARD)
     other = ~attack & ~hard
@@ -106,8 +125,8 @@ def evaluate(name: str, make: Callable[[], Model], data: Data, args: argparse.Na
         oof[held] = row_scores(unit, spans)[held]
         oof_sentence_head[held] = row_scores(unit, spans, swap=True)[held, 0]
     final = fitted(np.ones(n_rows, dtype=bool))
-    real = row_scores(final.scores(data.real_vectors - centre), data.real_spans)
-    held_out = row_scores(final.scores(data.held_vectors - centre), data.held_spans)
+    real = row_scores(final.scores(real_x), data.real_spans)
+    held_out = row_scores(final.scores(held_x), data.held_spans)
     pinned = ~attack & np.isin(source, PINNED)
     pinned_scores = row_scores(final.scores(x), spans)[pinned]
     # Leave one writer out: a fit per writer, scored on its rows and its composed texts.
@@ -120,7 +139,7 @@ def evaluate(name: str, make: Callable[[], Model], data: Data, args: argparse.Na
         lowo[mine] = row_scores(model.scores(x), spans)[mine]
         in_mixed = mine[data.mixed_rows]
         mixed_scores[in_mixed] = row_scores(
-            model.scores(data.mixed_vectors - centre), data.mixed_spans
+            model.scores(mixed_x), data.mixed_spans
         )[in_mixed]
     took = time.perf_counter() - started
     print(f"== {name} ({took:.0f} s)")

@@ -55,14 +55,14 @@ class MLP:
     """One hidden layer (tanh) shared by the two heads, fitted by L-BFGS on the
     class-weighted cross-entropy with L2 on the weights; `seeds` nets averaged (logits)."""
 
-    def __init__(self, hidden: int = 64, l2: float = 1e-3, seeds: int = 1, iters: int = 300):
+    def __init__(self, hidden: int = 64, l2: float = 1e-3, seeds: int = 1, iters: int = 200):
         self.hidden, self.l2, self.seeds, self.iters = hidden, l2, seeds, iters
 
     def fit(self, x: np.ndarray, y: np.ndarray) -> None:
         self.scale = 1.0 / float(x.std())
-        xs = (x * self.scale).astype(np.float64)
-        w = class_weights(y)
-        yy = np.nan_to_num(y)
+        xs = (x * self.scale).astype(np.float32)
+        w = class_weights(y).astype(np.float32)
+        yy = np.nan_to_num(y).astype(np.float32)
         d, h = x.shape[1], self.hidden
         self.nets = []
         for seed in range(self.seeds):
@@ -83,7 +83,7 @@ class MLP:
                 return w1, b1, w2, t[-2:]
 
             def loss(t: np.ndarray) -> tuple[float, np.ndarray]:
-                w1, b1, w2, b2 = unpack(t)
+                w1, b1, w2, b2 = unpack(t.astype(np.float32))
                 hid = np.tanh(xs @ w1 + b1)
                 z = hid @ w2 + b2
                 p = 1 / (1 + np.exp(-np.clip(z, -30, 30)))
@@ -97,7 +97,7 @@ class MLP:
                 da = (dz @ w2.T) * (1 - hid**2)
                 gw1 = xs.T @ da + self.l2 * w1
                 gb1 = da.sum(axis=0)
-                return value, np.concatenate([gw1.ravel(), gb1, gw2.ravel(), gb2])
+                return value, np.concatenate([gw1.ravel(), gb1, gw2.ravel(), gb2]).astype(np.float64)
 
             found = minimize(
                 loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": self.iters}
@@ -134,8 +134,8 @@ class Neighbours:
         for head in range(2):
             att = self.y[:, head] == 1
             ordi = self.y[:, head] == 0
-            top_a = np.sort(sims[:, att], axis=1)[:, -self.k :].mean(axis=1)
-            top_o = np.sort(sims[:, ordi], axis=1)[:, -self.k :].mean(axis=1)
+            top_a = np.partition(sims[:, att], -self.k, axis=1)[:, -self.k :].mean(axis=1)
+            top_o = np.partition(sims[:, ordi], -self.k, axis=1)[:, -self.k :].mean(axis=1)
             out[:, head] = top_a - top_o
         return out
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ from guard_false_flags import shared_dir  # noqa: E402
 from guard_meaning_data import GUARD_DATA, labelled_rows, training_rows  # noqa: E402
 from guard_meaning_eval import composed, real_units  # noqa: E402
 from memdesk.core.guard import find_injection  # noqa: E402
-from memdesk.core.guard.meaning import STAGE  # noqa: E402
+from memdesk.core.guard.meaning import STAGE, E5Passages  # noqa: E402
 from train_guard_meaning import (  # noqa: E402
     Cache,
     embed_texts,
@@ -42,6 +43,29 @@ def flat_spans(spans: list[tuple[range, range]]) -> np.ndarray:
     return np.array([[a.start, a.stop, b.start, b.stop] for a, b in spans], dtype=np.int64)
 
 
+class E5Queries(E5Passages):
+    """The same model, with the "query: " prefix (candidate (c) of the comparison)."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = np.asarray(self._model.query(list(texts))).astype(np.float32)
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+
+
+class QueryCache(Cache):
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder / "query")
+        self.embedder = E5Queries()
+
+
+def unit_texts(per_row: list[tuple[list[str], list[str]]]) -> np.ndarray:
+    """The units' texts in the order embed_texts embeds them."""
+    return np.array([t for whole, sentences in per_row for t in whole + sentences] or [""])[
+        : sum(len(a) + len(b) for a, b in per_row)
+    ]
+
+
 def ruled_of(texts: list[str]) -> np.ndarray:
     STAGE.use(None)
     out = np.array([bool((f := find_injection(t)) and f.suspicious) for t in texts])
@@ -54,11 +78,14 @@ def main() -> None:
     parser.add_argument("--shared")
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "memdesk-meaning"))
     parser.add_argument("--out", default=str(DEFAULT_OUT))
-    parser.add_argument("--extra", action="append", default=[], help="more labelled JSONL")
+    parser.add_argument(
+        "--without", action="append", default=[], help="leave out rows of this source"
+    )
+    parser.add_argument("--query", action="store_true", help='embed with "query: " instead')
     args = parser.parse_args()
-    cache = Cache(Path(args.cache))
+    cache = QueryCache(Path(args.cache)) if args.query else Cache(Path(args.cache))
     shared = shared_dir(args.shared)
-    rows = training_rows(shared)
+    rows = [r for r in training_rows(shared) if r.group.split(":")[0] not in args.without]
     row_units = [units_of(r) for r in rows]
     vectors, spans = embed_texts(row_units, cache)
     y_units = np.array(
@@ -71,7 +98,9 @@ def main() -> None:
     held = []
     for name in ("injections_heldout.jsonl", "injections_rounds.jsonl"):
         held += [(name, r) for r in labelled_rows(GUARD_DATA / name, held_out=True)]
-    held_vectors, held_spans = embed_texts([units_of(r) for _, r in held], cache)
+    held_units = [units_of(r) for _, r in held]
+    held_vectors, held_spans = embed_texts(held_units, cache)
+    mixed_units = [text_units(t) for _, t in mixed]
     np.savez_compressed(
         args.out,
         texts=np.array([r.text for r in rows]),
@@ -79,6 +108,10 @@ def main() -> None:
         group=np.array([r.group for r in rows]),
         writer=np.array([r.writer for r in rows]),
         vectors=vectors,
+        unit_texts=unit_texts(row_units),
+        mixed_unit_texts=unit_texts(mixed_units),
+        real_unit_texts=unit_texts([p for _, _, p in items]),
+        held_unit_texts=unit_texts(held_units),
         spans=flat_spans(spans),
         y_units=y_units,
         moves=np.array([moves_score(r.text) for r in rows]),
