@@ -9,12 +9,16 @@ self-approval, concealment, safety disabling, prompt reveal, authority claims),
 `meaning_registers.jsonl` (the same moves and more, fake system messages, conditional
 triggers, goal hijacking, hidden comments, each written in several registers: terse,
 polite, technical, bureaucratic, casual, story; English, Chinese in both scripts and
-mixed) and, when the package is installed, the public corpus `bastioncorpus` (MIT, an
-outside writer's attacks and ordinary support messages; its canary checks left out)
-and `agent-injection-bench` (MIT, a third writer: injections inside documents and tool
-results).
+mixed), `meaning_writer5.jsonl` (a fifth writer who read none of the other sets'
+wording: goal hijacking, skipped or faked tests and review, persistence, secrecy from
+the user, authority claims, conditional triggers, against look-alike project rules and
+a coding agent's own narration and tool summaries) and, when the package is
+installed, the public corpus `bastioncorpus` (MIT, an outside writer's attacks and
+ordinary support messages; its canary checks left out) and `agent-injection-bench`
+(MIT, a third writer: injections inside documents and tool results).
 Ordinary text: the hard negatives of the same files (dev half, rounds 1-4), the
-ordinary project rules and facts of `meaning_train.jsonl` and `guard_corpus.py`,
+ordinary project rules and facts of `meaning_train.jsonl` and `guard_corpus.py`, the
+look-alike rules and agent narration of `meaning_writer5.jsonl`,
 every other LoCoMo conversation turn and the bilingual dev entries (`../shared/bench-data`, read
 in place, never copied), and every third line of this project's own documentation (docs/security.md, which
 quotes attacks, left out).
@@ -45,7 +49,8 @@ class Row:
     @property
     def writer(self) -> str:
         """Who wrote it, as far as known (a register of the register-set counts as a
-        writer of its own): the unit left out to estimate recall on an unseen writer."""
+        writer of its own; `meaning_writer5` is one writer across its registers): the
+        unit left out to estimate recall on an unseen writer."""
         parts = self.group.split(":")
         if parts[0] in {"injections_rounds", "meaning_train"}:
             return f"{parts[0]}:{parts[1]}"
@@ -164,6 +169,7 @@ TRAINING_FILES = (
     "injections_rounds.jsonl",
     "meaning_train.jsonl",
     "meaning_registers.jsonl",
+    "meaning_writer5.jsonl",
     "meaning_narration.jsonl",
 )
 

@@ -77,6 +77,7 @@ HARD = (
     "injections_rounds",
     "meaning_train",
     "meaning_registers",
+    "meaning_writer5",  # look-alike rules and an agent's narration, written as such
     "bastioncorpus",
     "aib",
     "corpus-rules",

@@ -79,7 +79,19 @@ def run_adopt(args: argparse.Namespace, ctx: CliContext) -> int:
         )
     for line in result.refused:
         print(f"kept in the file but not as an entry: {line}")
+    _warn_secrets_left([Path(result.path)], store.root)
     return 0
+
+
+def _warn_secrets_left(paths: list[Path], root: Path) -> None:
+    """An adopted file is kept as it is, its own secrets too: say so (never the values)."""
+    from memdesk.core.memfiles.secrets_left import secrets_in_file, warning
+    from memdesk.core.safepath import shown
+
+    for path in paths:
+        found = secrets_in_file(path)
+        if found is not None:
+            print(f"memdesk: {warning(found, shown(path, root))}", file=sys.stderr)
 
 
 def _adopt_all(ctx: CliContext, store: Store, found: list[Found], as_json: bool) -> int:
@@ -89,6 +101,7 @@ def _adopt_all(ctx: CliContext, store: Store, found: list[Found], as_json: bool)
             results.append(adopt(store, item.path, item.format))
         except StoreError as exc:  # one file that cannot be adopted does not stop the rest
             print(f"memdesk: {exc}", file=sys.stderr)
+    _warn_secrets_left([Path(r.path) for r in results], store.root)
     if as_json:
         ctx.print_json([r.to_json() for r in results])
     else:

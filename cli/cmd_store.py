@@ -166,7 +166,18 @@ def run_init(args: argparse.Namespace, ctx: CliContext) -> int:
         return 0
     store = ctx.store(create=True)
     print(f"initialised {store.meta_dir}")
+    _warn_secrets_left(store.root)
     return 0
+
+
+def _warn_secrets_left(root: Path) -> None:
+    """An agent file adopted on init keeps its own secrets: say so (they are not printed)."""
+    from memdesk.core.confinement import META_DIR
+    from memdesk.core.memfiles.secrets_left import secrets_in_managed_files, warning
+    from memdesk.core.safepath import shown
+
+    for found in secrets_in_managed_files(root, root / META_DIR / "files"):
+        print(f"memdesk: {warning(found, shown(found.path, root))}", file=sys.stderr)
 
 
 @_guarded

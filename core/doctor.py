@@ -100,6 +100,7 @@ def examine(root: Path | str) -> Report:
     found += _entry_secrets(store.entries(), root / META_DIR / "entries", root)
     found += _journal_secrets(store)
     found += _manifest_secrets(root)
+    found += _managed_file_secrets(root)
     found += _unflagged_injections(store.entries(), root / META_DIR / "entries", root)
     found += _screening_notes()
     return report
@@ -331,6 +332,23 @@ def _manifest_secrets(root: Path) -> list[Finding]:
                 )
             )
     return out
+
+
+def _managed_file_secrets(root: Path) -> list[Finding]:
+    """An adopted agent file is kept as it is: its own secrets stay in it for the agent."""
+    from memdesk.core.memfiles.secrets_left import secrets_in_managed_files
+
+    return [
+        Finding(
+            "secret",
+            shown(found.path, root),
+            f"{found.lines} line(s) hold what looks like a secret ({', '.join(found.kinds)}); "
+            "memdesk keeps them redacted, but an agent reading this file sees them: remove "
+            "them from the file and rotate the secret",
+            line=found.first_line,
+        )
+        for found in secrets_in_managed_files(root, root / META_DIR / "files")
+    ]
 
 
 __all__ = ["PRIVATE", "Finding", "Report", "examine"]

@@ -180,7 +180,12 @@ def _ingest_memory_md(store: Store) -> tuple[list[Entry], MemoryState]:
     # Lines carrying a secret are overwritten where they are (MEMORY.md, retired
     # inodes) once read: the redacted candidate, or the refusal, is all that stays.
     secret_lines: list[ExternalLine] = []
-    for line in lines:
+    # A paragraph wrapped over lines is one text: screened whole as well (its header
+    # must not reach the context block when its body is an injection).
+    from memdesk.core.memory_md_paragraphs import paragraph_flags
+
+    whole = paragraph_flags(lines) if len(lines) > 1 else {}
+    for index, line in enumerate(lines):
         if line.multiline_secret:
             secret_lines.append(line)
             continue  # part of a key block: refused whole
@@ -196,6 +201,8 @@ def _ingest_memory_md(store: Store) -> tuple[list[Entry], MemoryState]:
                 origin="MEMORY.md", timestamp=stamp, locator=line.locator, excerpt=line.text
             ),
         )
+        if index in whole:
+            candidate.flags["suspicious"] = whole[index]
         fresh.append(candidate)
     # A secret or a recalled memory block appended to MEMORY.md is not kept.
     refused: list[tuple[Entry, GuardRefused]] = []

@@ -180,8 +180,15 @@ def screen(entry: Entry, *, cleared: str = "") -> Verdict:
     if homes:
         reasons.append("shortened personal home path(s) to ~")
 
-    # Detection reads the text as written (a redaction must not hide an attack).
+    # Detection reads the text as written (a redaction must not hide an attack), and
+    # also as it will be stored when that differs: the stored text is what every later
+    # screen (approve, context, render) reads, and a flag it would raise there must show
+    # in the queue now, not appear silently at approval.
     finding = injection_in(entry)
+    if redactions and (finding is None or not finding.suspicious):
+        stored = injection_in(clean)
+        if stored is not None and (finding is None or stored.suspicious):
+            finding = stored
     if finding is not None:
         if _covered(entry, cleared):
             clean.flags[CLEARED_FLAG] = cleared

@@ -98,10 +98,31 @@ def looks_like_path_or_word(value: str) -> bool:
     return len(words) > 1 and all(w.isalpha() or not w for w in words)
 
 
+def _case_flips(word: str) -> int:
+    return sum(a.isupper() != b.isupper() for a, b in zip(word, word[1:], strict=False))
+
+
+def passphrase_like(value: str) -> bool:
+    """A password made of letters and hyphens: `Falcon-xQzvLtp` (a part in random case)
+    or `correct-horse-battery-staple` (four words or more, or three long ones). Said
+    after a password key word only: `auto-generated`, `per-user`, `write-only` and
+    `iCloud-managed` stay words."""
+    parts = value.split("-")
+    if len(parts) < 2 or not all(p.isalpha() for p in parts):
+        return False
+    if any(_case_flips(p) >= 3 for p in parts):
+        return True
+    if len(parts) >= 4 and all(len(p) >= 3 for p in parts):
+        return True
+    return len(parts) == 3 and all(len(p) >= 4 for p in parts) and len(value) >= 15
+
+
 def secret_like(value: str, *, password: bool = False) -> bool:
     """A stated value that is a credential rather than a word ("hunter2x!", not "stored")."""
     if len(value) < 4 or PLACEHOLDER.match(value):
         return False
+    if password and passphrase_like(value):
+        return True
     if value.isdigit():
         return password and len(value) >= 6
     letters = any(c.isalpha() for c in value)
@@ -128,7 +149,7 @@ def _zh_value(m: re.Match[str]) -> str | None:
         len(value) >= 4
         and not PLACEHOLDER.match(value)
         and value.lower() not in _ZH_TECH_WORDS
-        and not looks_like_path_or_word(value)
+        and (passphrase_like(value) or not looks_like_path_or_word(value))
         and (not value.isdigit() or len(value) >= 6)
     )
     return value if ok else None

@@ -82,6 +82,14 @@ CAUGHT: list[tuple[str, str, str]] = [
     ("split", "- key sk-ant-api03-Hq7Zm2\n- Wx9Lk4Rv8Tn3Bc6Yp1Qs5", "Wx9Lk4Rv8Tn3Bc6Yp1Qs5"),
     ("split", "deploy with glpat-XqLmZrTw\nVbNk4Hs8Qp2Jd6Yc today", "glpat-XqLmZrTw"),
     ("split", "deploy with glpat-XqLmZrTw\nVbNk4Hs8Qp2Jd6Yc today", "VbNk4Hs8Qp2Jd6Yc"),
+    # 8. Passwords of letters and hyphens only (round 9): a word and random letters, or
+    # a passphrase of words.
+    ("passphrase", "The ssh password for the bastion is Heron-qWzLmVt", "Heron-qWzLmVt"),
+    ("passphrase", "vpn password: maple-orbit-lantern-quiet", "maple-orbit-lantern-quiet"),
+    ("passphrase", "密码是 Cobalt-vRtQmZk", "Cobalt-vRtQmZk"),
+    ("passphrase", "測試機的密碼是 willow-ember-harbor-stone", "willow-ember-harbor-stone"),
+    ("passphrase", "admin 密码：granite-thistle-beacon", "granite-thistle-beacon"),
+    ("passphrase", "username ops, password Kestrel-pLmWqZ", "Kestrel-pLmWqZ"),
 ]  # fmt: skip
 
 KEPT: list[str] = [
@@ -127,4 +135,11 @@ KEPT: list[str] = [
     "the pw field is hidden",
     "htpasswd -c .htpasswd admin",
     "SSHPASS=$PASSWORD sshpass -e ssh host",
+    "the password is auto-generated",
+    "the password is per-user",
+    "password is write-only",
+    "password is iCloud-managed",
+    "the password is PostgreSQL-compatible",
+    "密码是 auto-generated",
+    "the token is long-lived",
 ]
