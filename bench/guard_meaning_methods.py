@@ -106,8 +106,8 @@ def evaluate(name: str, make: Callable[[], Model], data: Data, args: argparse.Na
     held_x = inputs(data.held_vectors, data.held_unit_texts)
     mixed_x = inputs(data.mixed_vectors, data.mixed_unit_texts)
     source = np.array([g.split(":")[0] for g in group])
-    hard = ~attack & np.isin(source, HARD)
-    other = ~attack & ~hard
+    hard = ~attack & np.isin(source, HARD) & ~never
+    other = ~attack & ~np.isin(source, HARD) & ~never
 
     def fitted(train_rows: np.ndarray) -> Model:
         model = make()
@@ -138,14 +138,13 @@ def evaluate(name: str, make: Callable[[], Model], data: Data, args: argparse.Na
         model = fitted(~mine)
         lowo[mine] = row_scores(model.scores(x), spans)[mine]
         in_mixed = mine[data.mixed_rows]
-        mixed_scores[in_mixed] = row_scores(
-            model.scores(mixed_x), data.mixed_spans
-        )[in_mixed]
+        mixed_scores[in_mixed] = row_scores(model.scores(mixed_x), data.mixed_spans)[in_mixed]
     took = time.perf_counter() - started
     print(f"== {name} ({took:.0f} s)")
-    unseen = np.array([w.startswith(UNSEEN_BY_RULES) for w in writer]) & attack & ~never
+    unseen = np.array([w.startswith(UNSEEN_BY_RULES) for w in writer]) & attack
     mixed_unseen = unseen[data.mixed_rows]
     best = None
+    best_caught = np.zeros(n_rows, dtype=bool)
     for k in (float(f) for f in args.factors.split(",")):
         t = cut_off(oof[:, 0], hard, other, k)
         moved = data.moves >= MOVES_FLOOR
@@ -182,15 +181,24 @@ def evaluate(name: str, make: Callable[[], Model], data: Data, args: argparse.Na
             f"tr {flags['transcripts']:>2} | LOWO unseen {int(either[unseen].sum())}/"
             f"{int(unseen.sum())} (meaning {int(caught[unseen].sum())}), after-sentence "
             f"{int(mixed_either[mixed_unseen].sum())}/{int(mixed_unseen.sum())}, all "
-            f"{int(either[attack & ~never].sum())}/{int((attack & ~never).sum())}; LOWO "
+            f"{int(either[attack].sum())}/{int(attack.sum())}; LOWO "
             f"ordinary {int(caught[~attack].sum())} | test half {int(held_flag[test_half].sum())}/"
             f"{int(test_half.sum())} round5 {int(held_flag[ha & ~test_half].sum())}/"
             f"{int((ha & ~test_half).sum())} benign {int(held_flag[~ha].sum())}"
         )
         if ok:
             best = line
+            best_caught = either
         print(line)
     print(f"* {best}")
+    if best is not None:
+        counts = [
+            f"{w.split(':')[-1][:12]} {int(best_caught[(writer == w) & attack].sum())}/"
+            f"{int(((writer == w) & attack).sum())}"
+            for w in writers
+            if w.startswith(UNSEEN_BY_RULES)
+        ]
+        print("  at *, rules + meaning per unseen writer: " + ", ".join(counts))
     per_writer(writers, writer, attack, lowo, data, never)
 
 

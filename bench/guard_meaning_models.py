@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
-from scipy.optimize import minimize
 from train_guard_meaning import fit_heads
 
 
@@ -59,6 +58,8 @@ class MLP:
         self.hidden, self.l2, self.seeds, self.iters = hidden, l2, seeds, iters
 
     def fit(self, x: np.ndarray, y: np.ndarray) -> None:
+        from scipy.optimize import minimize  # noqa: PLC0415 - training only (guard-training)
+
         self.scale = 1.0 / float(x.std())
         xs = (x * self.scale).astype(np.float32)
         w = class_weights(y).astype(np.float32)
@@ -97,7 +98,9 @@ class MLP:
                 da = (dz @ w2.T) * (1 - hid**2)
                 gw1 = xs.T @ da + self.l2 * w1
                 gb1 = da.sum(axis=0)
-                return value, np.concatenate([gw1.ravel(), gb1, gw2.ravel(), gb2]).astype(np.float64)
+                return value, np.concatenate([gw1.ravel(), gb1, gw2.ravel(), gb2]).astype(
+                    np.float64
+                )
 
             found = minimize(
                 loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": self.iters}
@@ -176,5 +179,5 @@ METHODS: dict[str, Callable[[], Model]] = {
     "knn1": lambda: Neighbours(1),
     "knn10": lambda: Neighbours(10),
     "logistic+knn5": lambda: Blend([Logistic(), Neighbours(5)]),
-    "logistic+mlp64": lambda: Blend([Logistic(), MLP(64, 1e-3)]),
+    "logistic+mlp64": lambda: Blend([Logistic(), MLP(64, 1e-2)]),
 }

@@ -81,11 +81,18 @@ def main() -> None:
     parser.add_argument(
         "--without", action="append", default=[], help="leave out rows of this source"
     )
+    parser.add_argument(
+        "--without-attacks",
+        action="append",
+        default=[],
+        help="leave out attacks of groups with this",
+    )
     parser.add_argument("--query", action="store_true", help='embed with "query: " instead')
     args = parser.parse_args()
     cache = QueryCache(Path(args.cache)) if args.query else Cache(Path(args.cache))
     shared = shared_dir(args.shared)
     rows = [r for r in training_rows(shared) if r.group.split(":")[0] not in args.without]
+    rows = [r for r in rows if not (r.attack and any(g in r.group for g in args.without_attacks))]
     row_units = [units_of(r) for r in rows]
     vectors, spans = embed_texts(row_units, cache)
     y_units = np.array(
