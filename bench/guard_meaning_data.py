@@ -177,6 +177,7 @@ TRAINING_FILES = (
     "meaning_registers.jsonl",
     "meaning_writer5.jsonl",
     "meaning_writer6.jsonl",
+    "meaning_narration.jsonl",
 )
 
 

@@ -271,11 +271,20 @@ def main() -> None:
     parser.add_argument(
         "--no-segments", action="store_true", help="whole texts only (as before sentences)"
     )
+    parser.add_argument(
+        "--rate-scale",
+        type=float,
+        default=1.0,
+        help="scale both out-of-fold rates of the cut-off rule (bench/guard_meaning_methods.py)",
+    )
     parser.add_argument("--one-head", action="store_true", help="one regression for both")
     parser.add_argument(
         "--untaught-sentences", action="store_true", help="score sentences, teach none"
     )
     args = parser.parse_args()
+    if args.rate_scale != 1.0:
+        global HARD_RATE, ORDINARY_RATE  # noqa: PLW0603 - a switch for comparison runs
+        HARD_RATE, ORDINARY_RATE = HARD_RATE * args.rate_scale, ORDINARY_RATE * args.rate_scale
     if args.untaught_sentences:
         global TEACH_SENTENCES  # noqa: PLW0603 - a switch for comparison runs
         TEACH_SENTENCES = False
