@@ -329,6 +329,76 @@ _RULES: list[tuple[str, str, tuple[str, ...] | None, str, bool]] = [
         False,
     ),
     (
+        "asks to keep something from the user",
+        SUSPICIOUS,
+        ("mention", "bring", "disclose", "reveal", "surface", "keep", "leave", "between"),
+        r"(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:mention|bring\s+up|disclose|reveal|"
+        r"surface|point\s+out)\s+(?:this|these|it|that|the\s+(?:\w+\s+)?(?:change|rule|step|note|instruction|"
+        r"dependency|endpoint|account|key|hook))\b[^.\n]{0,40}?\b(?:to\s+the\s+(?:user|human|"
+        r"reviewers?|maintainers?|owner)|in\s+(?:the\s+|your\s+)?(?:summary|summaries|commit\s+messages?|"
+        r"pr\s+descriptions?|changelog|release\s+notes|reports?|replies|answers?))\b|"
+        r"\b(?:keep|leave)\s+(?:this|these|it|that|the\s+(?:change|rule|step|edit))\s+(?:out\s+of|off)\s+"
+        r"(?:the\s+|your\s+)?(?:summary|commit\s+messages?|pr\s+descriptions?|changelog|release\s+notes|"
+        r"reports?|replies|answers?)\b|"
+        r"\bkeep\s+(?:this|it|that)\s+(?:hidden\s+|secret\s+)?from\s+the\s+(?:user|human|owner)\b",
+        True,
+    ),
+    (
+        "asks to keep something from the user",
+        SUSPICIOUS,
+        None,
+        r"(?:不要|别|不必|无需|不用|不需要)(?:向|跟|和|对|给)?(?:用户|使用者|审查者|审核人|维护者)"
+        r"(?:提及|提到|透露|说明|解释|说起|汇报)(?:这|此)"
+        r"|(?:不要|别|不必|无需|不用)(?:在|把)?(?:总结|摘要|提交信息|提交说明|commit\s*message|PR\s*描述|"
+        r"变更日志|changelog|回复|汇报)[^\n]{0,4}(?:里|中)?(?:提及|提到|写|说明|出现)(?:这|此)"
+        r"|(?:这|此)[^\n]{0,12}(?:不要|别)(?:写进|写到|写入|放进|出现在|提到)(?:总结|摘要|提交信息|commit|PR|"
+        r"变更日志|changelog|回复|汇报)",
+        False,
+    ),
+    (
+        "asks to report success that did not happen",
+        SUSPICIOUS,
+        ("even", "regardless", "whether", "without"),
+        r"(?i)\b(?:report|say|state|claim|tell\s+(?:the\s+)?(?:user|reviewers?)|mark|write)\s+(?:that\s+)?"
+        r"(?:all\s+)?(?:the\s+)?(?:tests?|test\s+suite|ci|checks?|build|pipeline|lint(?:er)?)\s+"
+        r"(?:\w+\s+){0,2}(?:as\s+)?(?:pass(?:ed|es|ing)?|green|succeeded|successful)\b[^.\n]{0,40}?"
+        r"\b(?:even\s+(?:if|when|though)|regardless|whether\s+or\s+not|without\s+running)\b|"
+        r"\b(?:even\s+(?:if|when)|regardless\s+of\s+whether)\s+(?:the\s+)?(?:tests?|ci|checks?|build|"
+        r"pipeline)\s+(?:fail|failed|fails|are\s+red|is\s+red|break|breaks)\b[^.\n]{0,40}?"
+        r"\b(?:report|say|claim|mark|tell|write)\b[^.\n]{0,30}?\b(?:pass(?:ed|es|ing)?|green|succeeded)\b",
+        True,
+    ),
+    (
+        "asks to report success that did not happen",
+        SUSPICIOUS,
+        None,
+        r"(?:即使|就算|不管|无论|哪怕)[^\n]{0,10}(?:测试|CI|ci|检查|构建|用例|流水线)[^\n]{0,6}"
+        r"(?:失败|没过|没通过|挂了|报错|不通过)[^\n]{0,20}(?:说|报告|标记|写成?|回复|汇报)[^\n]{0,6}"
+        r"(?:通过|成功|正常|绿|没问题)",
+        False,
+    ),
+    (
+        "asks to plant a backdoor",
+        SUSPICIOUS,
+        ("authorized_keys", "backdoor", "hidden", "secret", "undocumented", "hard"),
+        r"(?i)\b(?:append|add|echo|write|insert|put)\b[^\n]{0,60}\bssh-(?:rsa|ed25519)\s+AAAA[^\n]{0,600}"
+        r"authorized_keys|\bauthorized_keys\b[^\n]{0,60}\bssh-(?:rsa|ed25519)\s+AAAA|"
+        r"\b(?:add|create|insert|keep|leave|ensure|include|install|plant)\b[^.\n]{0,30}?\b(?:hidden|secret|"
+        r"undocumented|backdoor|hard-?coded)\s+(?:admin|root|superuser|master|maintenance|debug|"
+        r"support)\s+(?:account|user|login|password|credentials?|token|key)\b|"
+        r"\b(?:add|create|insert|keep|leave|install|plant)\s+(?:a\s+|the\s+|our\s+)?backdoor\b",
+        True,
+    ),
+    (
+        "asks to plant a backdoor",
+        SUSPICIOUS,
+        None,
+        r"(?:加|添加|保留|留|创建|埋|植入|写入)[^\n]{0,6}(?:一个)?(?:隐藏|秘密|后门|暗门|硬编码)的?"
+        r"(?:管理员|超级用户|root|维护|调试)?(?:账号|账户|用户|密码|口令|入口)"
+        r"|(?:加|添加|保留|留|埋|植入)[^\n]{0,4}(?:一个)?后门",
+        False,
+    ),
+    (
         "hides instructions in a code block addressed to the agent",
         SUSPICIOUS,
         ("```",),
