@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from memdesk.cli.context import CliContext, UserError, whole_number
+from memdesk.cli.context import CliContext, UserError, typed_file, whole_number
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
 from memdesk.core.extract.flush import flush
@@ -85,7 +84,7 @@ def run_extract(args: argparse.Namespace, ctx: CliContext) -> int:
         "cap_per_message": settings.extractor.cap_per_message,
     }
     for name in args.files:
-        path = Path(name)
+        path = typed_file(name, ctx.dir)
         if not path.is_file():
             raise UserError(f"{name}: no such file")
         if looks_binary(path):

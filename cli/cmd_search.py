@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memdesk.cli.context import CliContext, UserError, whole_number
+from memdesk.cli.context import CliContext, UserError, typed_file, whole_number
 from memdesk.core.entry import KINDS, SCOPES, STATUSES
 from memdesk.core.jsonfile import loads
 
@@ -110,7 +110,7 @@ def run_search(args: argparse.Namespace, ctx: CliContext) -> int:
 def _run_batch(
     args: argparse.Namespace, ctx: CliContext, service: Any, filters: dict[str, Any]
 ) -> int:
-    lines = sys.stdin if args.batch == "-" else _read_lines(Path(args.batch))
+    lines = sys.stdin if args.batch == "-" else _read_lines(typed_file(args.batch, ctx.dir))
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue

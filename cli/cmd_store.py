@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memdesk.cli.context import CliContext, UserError, whole_number
+from memdesk.cli.context import CliContext, UserError, typed_file, whole_number
 from memdesk.core.entry import CONFIDENCES, KINDS, SCOPES, STATUSES, Entry, EntryError, Source
 from memdesk.core.entry_view import describe
 from memdesk.core.importing import export_entries, looks_like_markdown, read_import_file
@@ -355,7 +355,7 @@ def run_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
 @_guarded
 def run_import(args: argparse.Namespace, ctx: CliContext) -> int:
     store = ctx.store()
-    path = Path(args.file)
+    path = typed_file(args.file, ctx.dir)
     if path.is_dir():
         raise UserError(f"{path}: is a folder; import takes one JSON or JSONL file")
     if not path.is_file():

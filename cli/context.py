@@ -33,6 +33,19 @@ def whole_number(low: int | None, high: int) -> Callable[[str], int]:
     return parse
 
 
+def typed_file(name: str, root: Path) -> Path:
+    """A file the person named on the command line. A path written outside the working
+    directory is theirs to read; a name inside it that a symbolic link (perhaps one a
+    repository brought) leads out of is refused, as `adopt` refuses it."""
+    from memdesk.core.memfiles.confine import link_refusal
+
+    why = link_refusal(name, root)
+    if why:
+        why = why.replace("; not adopted, read or written", "; not read")
+        raise UserError(f"{why} (give the path it leads to if you mean that file)")
+    return Path(name)
+
+
 class UserError(Exception):
     """A mistake the user can fix; printed as one line, exit code 1."""
 
