@@ -308,7 +308,9 @@ def _manifest_secrets(root: Path) -> list[Finding]:
     folder = root / META_DIR / "files"
     if leaves(folder, root) is not None or not folder.is_dir():
         return out
-    for path in sorted(folder.glob("*.json")):
+    from memdesk.core.memfiles.manifest import manifest_files
+
+    for path in manifest_files(root / META_DIR):  # never a link or a special file
         try:
             data = read_json(path) if leaves(path, root) is None else None
         except (OSError, ValueError):
