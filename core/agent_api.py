@@ -83,7 +83,7 @@ def _confirm_allowed(store: Store) -> bool:
     request = confirm_clients_request(store.settings)
     if request is None or is_allowed(store.root, request):
         return request is not None
-    refuse_once(request, store.root, "proposals stay candidates for review")
+    refuse_once(request, store.root, "the proposals stay candidates for review")
     return False
 
 
