@@ -7,7 +7,8 @@ screened by the do-not-write guard (a secret is redacted, or the whole text refu
 before anything reaches disk), de-duplicated against everything the store holds or has
 rejected, and written as a candidate through the store (same lock, journal and
 subscribers as the CLI), so an open desk shows it in its queue. Only a client named in
-`[mcp] confirm_clients` writes confirmed entries, and never a suspicious one.
+`[mcp] confirm_clients` writes confirmed entries, never a suspicious one, and only once
+the person allowed that list on this machine (`memdesk trust`: the repository wrote it).
 
 Every bad call raises `AgentCallError` with one line an agent can act on.
 """
@@ -73,6 +74,19 @@ def agent_settings(store: Store) -> AgentSettings:
         raise AgentCallError(str(exc)) from exc
 
 
+def _confirm_allowed(store: Store) -> bool:
+    """`[mcp] confirm_clients` comes with the repository: it lets an agent skip the
+    person's review only once allowed on this machine (`memdesk trust`). Until then the
+    proposal stays a candidate, and one line (once per process) says why."""
+    from memdesk.core.trust import confirm_clients_request, is_allowed, refuse_once
+
+    request = confirm_clients_request(store.settings)
+    if request is None or is_allowed(store.root, request):
+        return request is not None
+    refuse_once(request, store.root, "the proposals stay candidates for review")
+    return False
+
+
 # -- remember ----------------------------------------------------------------------------
 
 
@@ -119,7 +133,8 @@ def remember(
         return Remembered(None, "refused", {"refused": "; ".join(verdict.reasons) or "refused"})
     flags = _guard_flags(verdict.reasons)
     clean = verdict.entry
-    if client and client in settings.confirm_clients and not clean.suspicious:
+    named = client and client in settings.confirm_clients and not clean.suspicious
+    if named and _confirm_allowed(store):  # the list is the repository's: trust first
         clean.status = "confirmed"
     hashes = {text_hash(proposal.summary), text_hash(clean.summary)}
     # Look and write under the store's lock: two agents proposing the same text at once

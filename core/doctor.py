@@ -166,7 +166,9 @@ def _untrusted(store: Any) -> list[Finding]:
         except TrustError as exc:
             return [Finding("untrusted", f"{META_DIR}/settings.toml", str(exc))]
         if not allowed:
-            line = refusal(request, store.root).removeprefix("memdesk: ")
+            confirm = request.key == "mcp.confirm_clients"
+            instead = "the proposals stay candidates for review" if confirm else "skipped"
+            line = refusal(request, store.root, instead).removeprefix("memdesk: ")
             out.append(Finding("untrusted", f"{META_DIR}/settings.toml", line))
     from memdesk.core.memfiles.manifest import all_manifests
     from memdesk.core.memfiles.outside import refusal as outside_refusal
@@ -308,7 +310,9 @@ def _manifest_secrets(root: Path) -> list[Finding]:
     folder = root / META_DIR / "files"
     if leaves(folder, root) is not None or not folder.is_dir():
         return out
-    for path in sorted(folder.glob("*.json")):
+    from memdesk.core.memfiles.manifest import manifest_files
+
+    for path in manifest_files(root / META_DIR):  # never a link or a special file
         try:
             data = read_json(path) if leaves(path, root) is None else None
         except (OSError, ValueError):

@@ -104,10 +104,12 @@ def context_settings_of(store: Store) -> ContextSettings:
     """`[context]` as MEMORY.md is rendered with it, typed by its own table's parser (not
     the whole settings object: that imports every component, a second of start-up for
     each CLI verb that commits); a StoreError naming the file and key when it is wrong."""
-    from memdesk.core.context.settings import context_settings
+    from memdesk.core.context.settings import store_context_settings
 
     try:
-        return context_settings(store.settings)  # what the render reads; no tokenizer load
+        # What the render reads; no tokenizer load. A tokenizer outside the working
+        # directory is confined as `memdesk context` confines it (not allowed: "auto").
+        return store_context_settings(store.settings, store.settings_path)
     except (ValueError, TypeError) as exc:
         raise StoreError(f"{store.settings_path}: {exc}") from exc
 

@@ -26,9 +26,9 @@ from typing import Any
 from memdesk.core.agent_api import AgentCallError, AgentSettings
 from memdesk.core.consolidate.settings import ConsolidationSettings, parse_consolidation
 from memdesk.core.context.settings import (
-    TOKENIZER_NAMES,
     ContextSettings,
     SettingsError,
+    confine_tokenizer,
     parse_context,
     settings_path,
 )
@@ -131,10 +131,8 @@ def parse(data: Mapping[str, Any], *, path: Path | None = None) -> MemdeskSettin
         )
     context = values.get("context")
     if path is not None and isinstance(context, ContextSettings):
-        tokenizer = context.tokenizer
-        if tokenizer not in TOKENIZER_NAMES and not Path(tokenizer).expanduser().is_absolute():
-            # A relative tokenizer.json path is relative to the working directory.
-            context.tokenizer = str(path.parent.parent / tokenizer)
+        # Relative to the working directory; outside it only with `memdesk trust`.
+        confine_tokenizer(context, path)
     return MemdeskSettings(
         path=path,
         raw=dict(data),

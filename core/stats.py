@@ -235,9 +235,10 @@ def search_latency(search: Any, runs: int = LATENCY_RUNS) -> float | None:
 
 def assembly_latency(store: Any, entries: list[Entry], runs: int = LATENCY_RUNS) -> float | None:
     from memdesk.core.context import assemble
+    from memdesk.core.context.settings import store_context_settings
 
     try:
-        settings = store.settings
+        settings = store_context_settings(store.settings, store.settings_path)
         assemble(entries, settings=settings)  # warm: token counter, settings parse
         timings = []
         for _ in range(runs):

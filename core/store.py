@@ -77,7 +77,8 @@ class Store(EntryStore):
 
         found = super().problems
         for where, why in refused_files(self.root, self.meta_dir):
-            kind = "unsafe-path" if where.startswith(META_DIR) else "symlink"
+            link = why.startswith("is a symbolic link")
+            kind = "unsafe-path" if where.startswith(META_DIR) and not link else "symlink"
             found.append(Problem(where, None, why, kind))
         for where, why in self._refused_source_folders():
             found.append(Problem(where, None, why, "symlink"))

@@ -40,7 +40,9 @@ _warned: set[tuple[str, str]] = set()  # (dir, fingerprint): say each refusal on
 class Request:
     """One thing the settings ask to run or read: `key` names the setting."""
 
-    key: str  # extractor.command, extractor.callable, sources.transcripts, context.tokenizer
+    # extractor.command, extractor.callable, sources.transcripts, context.tokenizer,
+    # mcp.confirm_clients, and the agents' folders (sources.homes.*, memfiles.*)
+    key: str
     value: str  # the command line, the callable, the glob, as a person reads it
     # What else the request runs: the digest of the project files a command names (its
     # script) and of its settings table; a pull that changes them needs allowing again.
@@ -160,6 +162,20 @@ def tokenizer_request(value: object, root: Path | str) -> Request | None:
     return Request("context.tokenizer", path)
 
 
+def confirm_clients_request(raw_settings: Mapping[str, Any]) -> Request | None:
+    """`[mcp] confirm_clients`: agents whose proposals skip the person's review. From a
+    repository's settings that is the branch deciding what every agent is told, so it
+    counts only once allowed here; the fingerprint covers the names (a new one asks
+    again)."""
+    table = raw_settings.get("mcp")
+    clients = table.get("confirm_clients") if isinstance(table, Mapping) else None
+    if not isinstance(clients, list) or not clients:
+        return None
+    if not all(isinstance(c, str) for c in clients):
+        return None  # a settings error, said by the `[mcp]` parser
+    return Request("mcp.confirm_clients", ", ".join(sorted(set(clients))))
+
+
 def _package_dirs() -> list[str]:
     """Where installed packages live: a tokenizer.json shipped with one is no secret."""
     import sysconfig
@@ -219,6 +235,9 @@ def requests(raw_settings: Mapping[str, Any], root: Path | str) -> list[Request]
     )
     if tokenizer is not None:
         found.append(tokenizer)
+    confirm = confirm_clients_request(raw_settings)
+    if confirm is not None:
+        found.append(confirm)
     return found + _folder_requests(raw_settings, root)
 
 
@@ -308,18 +327,18 @@ def revoke(root: Path | str) -> bool:
     return True
 
 
-def refusal(request: Request, root: Path | str) -> str:
-    """The one line a skipped request gets."""
+def refusal(request: Request, root: Path | str, instead: str = "skipped") -> str:
+    """The one line a skipped request gets (`instead`: what is done in its place)."""
     return (
         f"memdesk: {request} in {Path(root) / '.memdesk/settings.toml'} is not allowed on "
-        f"this machine; skipped (run `memdesk --dir {shlex.quote(os.fspath(root))} trust` "
+        f"this machine; {instead} (run `memdesk --dir {shlex.quote(os.fspath(root))} trust` "
         "to allow it)"
     )
 
 
-def refuse_once(request: Request, root: Path | str) -> str:
+def refuse_once(request: Request, root: Path | str, instead: str = "skipped") -> str:
     """The refusal line, logged the first time this process meets it."""
-    line = refusal(request, root)
+    line = refusal(request, root, instead)
     key = (real_dir(root), request.fingerprint)
     if key not in _warned:
         _warned.add(key)
@@ -334,6 +353,7 @@ __all__ = [
     "TrustRecord",
     "allow",
     "allowed_folders",
+    "confirm_clients_request",
     "extractor_request",
     "folder_request",
     "glob_leaves",

@@ -253,13 +253,27 @@ def load_settings(root: Path | str) -> Settings:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError("", describe_toml_error(path, exc)) from exc
     settings = parse_settings(data, path=path)
-    ctx = settings.context
-    if ctx.tokenizer not in TOKENIZER_NAMES and not Path(ctx.tokenizer).expanduser().is_absolute():
-        # A relative tokenizer.json path means: relative to the working directory (store root).
-        ctx.tokenizer = str(path.parent.parent / ctx.tokenizer)
-    if ctx.tokenizer not in TOKENIZER_NAMES:
-        ctx.tokenizer = _confined_tokenizer(ctx.tokenizer, path)
+    confine_tokenizer(settings.context, path)
     return settings
+
+
+def confine_tokenizer(ctx: ContextSettings, settings_file: Path) -> ContextSettings:
+    """`ctx` with its tokenizer as every verb must open it: a relative path resolved
+    against the working directory (not the process's), and "auto" in place of a path
+    that leaves it (absolute, `../`, a link out) without `memdesk trust` here (one line
+    says so). Every reader of `[context]` that may count tokens goes through here."""
+    if ctx.tokenizer in TOKENIZER_NAMES:
+        return ctx
+    if not Path(ctx.tokenizer).expanduser().is_absolute():
+        # A relative tokenizer.json path means: relative to the working directory (store root).
+        ctx.tokenizer = str(settings_file.parent.parent / ctx.tokenizer)
+    ctx.tokenizer = _confined_tokenizer(ctx.tokenizer, settings_file)
+    return ctx
+
+
+def store_context_settings(raw: Mapping[str, Any], settings_file: Path) -> ContextSettings:
+    """`[context]` of a store's raw settings (`Store.settings`), typed and confined."""
+    return confine_tokenizer(context_settings(raw), settings_file)
 
 
 _REFUSED: set[str] = set()  # each refusal said once per process

@@ -71,7 +71,7 @@ def refused_files(root: Path, meta_dir: Path) -> list[tuple[str, str]]:
     (or `memory/`) linked out of the working directory, and each manifest naming a path
     that is not absolute, climbs into `.memdesk/` or `.git/`, or links out. (A manifest
     naming a file outside that was not adopted here is doctor's "untrusted" finding.)"""
-    from memdesk.core.memfiles.manifest import files_dir
+    from memdesk.core.memfiles.manifest import files_dir, manifest_files, refused_manifests
 
     found: list[tuple[str, str]] = []
     # MEMORY.md linked out is already a finding of core/confinement.py.
@@ -86,7 +86,9 @@ def refused_files(root: Path, meta_dir: Path) -> list[tuple[str, str]]:
     manifests = files_dir(meta_dir)
     if leaves(manifests, root) is not None or not manifests.is_dir():
         return found
-    for path in sorted(manifests.glob("*.json")):
+    for path, why in refused_manifests(meta_dir):
+        found.append((path.relative_to(root).as_posix(), why))
+    for path in manifest_files(meta_dir):
         value = None if leaves(path, root) else _named_path(path)
         if value is None:
             continue

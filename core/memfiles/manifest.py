@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -129,13 +131,55 @@ def has_managed_files(meta_dir: Path) -> bool:
     """Cheap: is any file managed at all? (Most stores manage none.)"""
     folder = files_dir(meta_dir)
     try:
-        return any(p.suffix == ".json" for p in folder.iterdir())
+        return not folder.is_symlink() and any(
+            p.suffix == ".json" and _is_regular(p) for p in folder.iterdir()
+        )
     except OSError:
         return False
 
 
+def _is_regular(path: Path) -> bool:
+    """A plain file, the name itself (not followed): a committed link could name any
+    file of the machine, and a FIFO or device would block or never end."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _listed(meta_dir: Path) -> list[Path]:
+    folder = files_dir(meta_dir)
+    if folder.is_symlink() or not folder.is_dir():
+        return []  # a link out is a layout refusal (core/confinement.py)
+    return sorted(folder.glob("*.json"))
+
+
+def manifest_files(meta_dir: Path) -> list[Path]:
+    """The manifests that may be read: each `files/*.json` that is a plain file. A
+    symbolic link (even one that stays inside) or a special file is never opened;
+    `refused_manifests` names it for `memdesk problems` and `memdesk doctor`."""
+    return [p for p in _listed(meta_dir) if _is_regular(p)]
+
+
+def refused_manifests(meta_dir: Path) -> list[tuple[Path, str]]:
+    """(path, why) for each `files/*.json` that is not read: a link or not a plain file."""
+    found: list[tuple[Path, str]] = []
+    for path in _listed(meta_dir):
+        if _is_regular(path):
+            continue
+        if path.is_symlink():
+            why = (
+                f"is a symbolic link to {os.path.realpath(path)}; a manifest is never "
+                "read through a link (delete it)"
+            )
+        else:
+            why = "is not a regular file; not read (delete it)"
+        found.append((path, why))
+    return found
+
+
 def is_managed(meta_dir: Path, file: Path) -> bool:
-    return manifest_path(meta_dir, file).is_file()
+    return _is_regular(manifest_path(meta_dir, file))
 
 
 def load_manifest(meta_dir: Path, file: Path) -> Manifest | None:
@@ -143,6 +187,8 @@ def load_manifest(meta_dir: Path, file: Path) -> Manifest | None:
 
 
 def read_manifest(path: Path) -> Manifest | None:
+    if not _is_regular(path):
+        return None  # a link or a special file is not read (`refused_manifests`)
     try:
         data = read_json(path)
         manifest = Manifest.from_json(data)
@@ -178,7 +224,7 @@ def save_manifest(meta_dir: Path, manifest: Manifest) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(manifest.to_json(), ensure_ascii=False, indent=1)
     try:
-        if path.read_text("utf-8") == text:
+        if _is_regular(path) and path.read_text("utf-8") == text:
             return path  # most syncs change nothing: no write, no fsync
     except OSError:
         pass
@@ -188,10 +234,7 @@ def save_manifest(meta_dir: Path, manifest: Manifest) -> Path:
 
 def all_manifests(meta_dir: Path) -> list[Manifest]:
     found: list[Manifest] = []
-    folder = files_dir(meta_dir)
-    if not folder.is_dir():
-        return found
-    for path in sorted(folder.glob("*.json")):
+    for path in manifest_files(meta_dir):
         manifest = read_manifest(path)
         if manifest is not None:
             found.append(manifest)

@@ -51,7 +51,9 @@ def secrets_in_managed_files(root: Path, manifests: Path) -> list[SecretsInFile]
     if leaves(manifests, root) is not None or not manifests.is_dir():
         return out
     seen: set[str] = set()
-    for manifest in sorted(manifests.glob("*.json")):
+    from memdesk.core.memfiles.manifest import manifest_files
+
+    for manifest in manifest_files(manifests.parent):  # never a link or a special file
         try:
             data = read_json(manifest) if leaves(manifest, root) is None else None
         except (OSError, ValueError):

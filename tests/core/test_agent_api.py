@@ -97,9 +97,12 @@ def test_a_bare_secret_is_refused_and_nothing_is_written(store: Store) -> None:
 
 
 def test_only_clients_named_in_settings_write_confirmed_entries(store: Store) -> None:
+    from memdesk.core.trust import allow, requests
+
     store.settings_path.write_text(
         '[search]\nmodel = "none"\n[mcp]\nconfirm_clients = ["trusted-bot"]\n', "utf-8"
     )
+    allow(store.root, requests(store.settings, store.root))  # the person allowed the list
     trusted = agent_api.remember(store, "The API is versioned under /v2", client="trusted-bot")
     other = agent_api.remember(store, "The CLI is written in Rust", client="claude-code")
     sneaky = agent_api.remember(
@@ -110,6 +113,41 @@ def test_only_clients_named_in_settings_write_confirmed_entries(store: Store) ->
     assert trusted.status == "confirmed" and other.status == "candidate"
     assert sneaky.status == "candidate" and "suspicious" in sneaky.flags
     assert "The API is versioned under /v2" in (store.root / "MEMORY.md").read_text("utf-8")
+
+
+def test_a_repositorys_confirm_clients_needs_trust_here(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    """(hostile round 9, D1) The list comes with the repository: until the person allows
+    it with `memdesk trust`, the named agent's proposals wait for review, one line says
+    why (once), and `doctor` lists it as untrusted."""
+    import logging
+
+    from memdesk.core.doctor import examine
+    from memdesk.core.trust import allow, requests
+
+    store.settings_path.write_text(
+        '[search]\nmodel = "none"\n[mcp]\nconfirm_clients = ["claude-code"]\n', "utf-8"
+    )
+    with caplog.at_level(logging.WARNING):
+        first = agent_api.remember(store, "The deploy key rotates monthly", client="claude-code")
+        second = agent_api.remember(store, "Staging lives in eu-west-1", client="claude-code")
+    assert (first.status, second.status) == ("candidate", "candidate")
+    lines = [r.getMessage() for r in caplog.records if "mcp.confirm_clients" in r.getMessage()]
+    assert len(lines) == 1 and "not allowed on this machine" in lines[0], lines
+    assert "candidates" in lines[0] and "trust" in lines[0]
+    untrusted = [f for f in examine(store.root).findings if f.kind == "untrusted"]
+    assert any("mcp.confirm_clients = claude-code" in f.message for f in untrusted), untrusted
+    allow(store.root, requests(store.settings, store.root))
+    third = agent_api.remember(store, "The CLI is written in Rust", client="claude-code")
+    assert third.status == "confirmed"
+    assert not [f for f in examine(store.root).findings if f.kind == "untrusted"]
+    # Another name added by a later pull is a new request: back to review.
+    store.settings_path.write_text(
+        '[search]\nmodel = "none"\n[mcp]\nconfirm_clients = ["claude-code", "x"]\n', "utf-8"
+    )
+    fourth = agent_api.remember(store, "Logs go to stderr", client="claude-code")
+    assert fourth.status == "candidate"
 
 
 @pytest.mark.parametrize(
