@@ -36,6 +36,12 @@ from bilingual_rows import score_bilingual  # noqa: E402
 from extract_quality import default_bilingual  # noqa: E402
 from extract_real import default_data  # noqa: E402
 from gold_match import Totals, matches  # noqa: E402
+from memdesk.core.embedding.e5 import e5_model  # noqa: E402
+from memdesk.core.extract import heuristic  # noqa: E402
+from memdesk.core.extract.features import NO_CONTEXT, Context, features  # noqa: E402
+from memdesk.core.extract.heuristic import eligible_sentences, in_transcript  # noqa: E402
+from memdesk.core.extract.learned import SEED_THRESHOLD  # noqa: E402
+from memdesk.core.extract.readers import read_messages  # noqa: E402
 from train_scorer import (  # noqa: E402
     Rows,
     best_threshold,
@@ -45,13 +51,23 @@ from train_scorer import (  # noqa: E402
     line,
     project_of,
 )
-from memdesk.core.embedding.e5 import e5_model  # noqa: E402
-from memdesk.core.extract.features import NO_CONTEXT, Context, features  # noqa: E402
-from memdesk.core.extract.heuristic import eligible_sentences, in_transcript  # noqa: E402
-from memdesk.core.extract.learned import SEED_THRESHOLD  # noqa: E402
-from memdesk.core.extract.readers import read_messages  # noqa: E402
 
 CACHE = Path("/tmp/extractsem_vectors.npz")
+PREPARING: list[SemScorer] = []  # the scorer being evaluated, told each transcript's sentences
+
+
+def _in_transcript_and_prepare(
+    items: list[heuristic.Eligible],
+) -> tuple[list[float], list[Context]]:
+    # The extractor does not hand a scorer the whole transcript (nothing shipped needs
+    # it): the experiment's blend / stackz scorers z-score within it, so they are told
+    # here, where scored_sentences asks for the transcript's repeats and contexts.
+    for scorer in PREPARING:
+        scorer.prepare([item.text for item in items])
+    return in_transcript(items)
+
+
+heuristic.in_transcript = _in_transcript_and_prepare  # type: ignore[assignment]
 
 
 class Vectors:
@@ -191,17 +207,38 @@ class SemScorer:
         threshold: float,
         head: Head | None,
         vectors: Vectors,
-        message_of: dict[str, str] | None = None,
+        blend: np.ndarray | None = None,
+        sem: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
+        self.blend = blend
+        self.sem = sem
         self.weights = weights
         self.threshold = threshold
         self.head = head
         self.vectors = vectors
         self.cache: dict[str, np.ndarray] = {}
 
+    def prepare(self, texts: list[str]) -> None:
+        """blend: the sentence's meaning score, z-scored within its transcript."""
+        if self.head is not None and self.sem is None and texts:
+            # pcac: the head reads vectors centred on their transcript's mean
+            u = self.vectors.get(texts)
+            cols = self.head(u - u.mean(axis=0))
+            self.cache = {t: c for t, c in zip(texts, cols, strict=True)}
+            return
+        if self.sem is None or not texts:
+            return
+        s = self.sem(self.vectors.get(texts))
+        z = (s - s.mean()) / (s.std() or 1.0)
+        self.cache = {t: np.array([v]) for t, v in zip(texts, z, strict=True)}
+
     def extra(self, text: str) -> np.ndarray:
+        if self.sem is not None:
+            return self.cache.get(text, np.zeros(1))
         if self.head is None:
             return np.zeros(0)
+        if text in self.cache:
+            return self.cache[text]
         found = self.cache.get(text)
         if found is None:
             found = self.cache[text] = self.head(self.vectors.get([text]))[0]
@@ -216,12 +253,21 @@ class SemScorer:
         context: Context = NO_CONTEXT,
     ) -> float:
         x = np.concatenate([features(text, role, block, repeated, context), self.extra(text)])
-        z = float(x @ self.weights)
+        if self.blend is not None:
+            a, b, c = self.blend
+            z = float(a + b * (x[:-1] @ self.weights) + c * x[-1])
+        else:
+            z = float(x @ self.weights)
         p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
         t = self.threshold
         if p < t:
             return SEED_THRESHOLD * p / t
         return SEED_THRESHOLD + (1 - SEED_THRESHOLD) * (p - t) / (1 - t)
+
+
+def preparing(scorer: SemScorer) -> SemScorer:
+    PREPARING[:] = [scorer]
+    return scorer
 
 
 def main() -> int:
@@ -245,7 +291,68 @@ def main() -> int:
     groups = np.array([project_of(n) for n in rows.file])
     variant = args.variant
 
+    fnames = np.array(rows.file)
+
+    def semfit(tr: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        c = v[tr].mean(axis=0)
+        w = fit(with_bias(v[tr] - c), rows.y[tr], args.l2_sem)
+        return lambda u: with_bias(u - c) @ w
+
+    def zfile(s: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        out = s.copy()
+        for f in set(fnames[idx]):
+            m = fnames[idx] == f
+            out[m] = (s[m] - s[m].mean()) / (s[m].std() or 1.0)
+        return out
+
+    def blended(mask: np.ndarray) -> SemScorer:
+        b = np.zeros(len(rows.y))
+        s = np.zeros(len(rows.y))
+        for g in sorted(set(groups[mask])):
+            inner = mask & (groups != g)
+            idx = np.flatnonzero(mask & (groups == g))
+            b[idx] = rows.x[idx] @ fit(rows.x[inner], rows.y[inner], args.l2)
+            s[idx] = zfile(semfit(inner)(v[idx]), idx)
+        x3 = np.column_stack([np.ones(len(b)), b, s])
+        blend = fit(x3[mask], rows.y[mask], 0.1)
+        p = sigmoid(x3 @ blend)
+        t = best_threshold(p, rows, mask, gold, args.floor)
+        w = fit(rows.x[mask], rows.y[mask], args.l2)
+        print(f"    blend {np.round(blend, 2)} t={t:.2f}")
+        return preparing(SemScorer(w, t, None, vectors, blend, semfit(mask)))
+
+    def stackz(mask: np.ndarray) -> SemScorer:
+        s = np.zeros(len(rows.y))
+        for g in sorted(set(groups[mask])):
+            inner = mask & (groups != g)
+            idx = np.flatnonzero(mask & (groups == g))
+            s[idx] = zfile(semfit(inner)(v[idx]), idx)
+        x = np.column_stack([rows.x, s])
+        w = fit(x[mask], rows.y[mask], args.l2)
+        t = best_threshold(sigmoid(x @ w), rows, mask, gold, args.floor)
+        print(f"    sem weight {w[-1]:.2f} t={t:.2f}")
+        return preparing(SemScorer(w, t, None, vectors, None, semfit(mask)))
+
+    centred = v.copy()
+    for f in set(fnames):
+        centred[fnames == f] -= v[fnames == f].mean(axis=0)
+
+    def pcac(mask: np.ndarray) -> SemScorer:
+        head = pca_head(centred[mask], rows.y[mask], args.dims)
+        cols = np.zeros((len(rows.y), args.dims))
+        cols[mask] = head(centred[mask])
+        x = np.hstack([rows.x, cols])
+        w = fit(x[mask], rows.y[mask], args.l2)
+        t = best_threshold(sigmoid(x @ w), rows, mask, gold, args.floor)
+        return preparing(SemScorer(w, t, head, vectors))
+
     def trained(mask: np.ndarray) -> SemScorer:
+        if variant == "pcac":
+            return pcac(mask)
+        if variant == "stackz":
+            return stackz(mask)
+        if variant == "blend":
+            return blended(mask)
         if variant == "none":
             x, head = rows.x, None
         else:
