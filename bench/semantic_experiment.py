@@ -63,7 +63,7 @@ def _in_transcript_and_prepare(
     # it): the experiment's blend / stackz scorers z-score within it, so they are told
     # here, where scored_sentences asks for the transcript's repeats and contexts.
     for scorer in PREPARING:
-        scorer.prepare([item.text for item in items])
+        scorer.prepare([item.text for item in items], [item.message.text for item in items])
     return in_transcript(items)
 
 
@@ -218,7 +218,9 @@ class SemScorer:
         self.vectors = vectors
         self.cache: dict[str, np.ndarray] = {}
 
-    def prepare(self, texts: list[str]) -> None:
+    with_message = False  # stackz with --text both: the sentence's and its message's vectors
+
+    def prepare(self, texts: list[str], messages: list[str] | None = None) -> None:
         """blend: the sentence's meaning score, z-scored within its transcript."""
         if self.head is not None and self.sem is None and texts:
             # pcac: the head reads vectors centred on their transcript's mean
@@ -228,7 +230,10 @@ class SemScorer:
             return
         if self.sem is None or not texts:
             return
-        s = self.sem(self.vectors.get(texts))
+        u = self.vectors.get(texts)
+        if self.with_message and messages is not None:
+            u = np.hstack([u, self.vectors.get(messages)])
+        s = self.sem(u)
         z = (s - s.mean()) / (s.std() or 1.0)
         self.cache = {t: np.array([v]) for t, v in zip(texts, z, strict=True)}
 
@@ -278,14 +283,17 @@ def main() -> int:
     parser.add_argument("--l2-sem", type=float, default=10.0)
     parser.add_argument("--floor", type=float, default=0.32)
     parser.add_argument("--no-dev", action="store_true")
+    parser.add_argument("--text", default="sentence", help="sentence | both (+ its message)")
     parser.add_argument("--no-bilingual", action="store_true")
     args = parser.parse_args()
     data = default_data()
     files = sorted(p for p in (data / "transcripts").iterdir() if p.is_file())
-    rows, gold, texts, _messages = collect(data, files)
+    rows, gold, texts, messages = collect(data, files)
     vectors = Vectors()
     started = time.time()
     v = vectors.get(texts)
+    if args.text == "both":
+        v = np.hstack([v, vectors.get(messages)])
     vectors.save()
     print(f"{len(texts)} rows, vectors in {time.time() - started:.1f} s")
     groups = np.array([project_of(n) for n in rows.file])
@@ -331,7 +339,9 @@ def main() -> int:
         w = fit(x[mask], rows.y[mask], args.l2)
         t = best_threshold(sigmoid(x @ w), rows, mask, gold, args.floor)
         print(f"    sem weight {w[-1]:.2f} t={t:.2f}")
-        return preparing(SemScorer(w, t, None, vectors, None, semfit(mask)))
+        scorer = SemScorer(w, t, None, vectors, None, semfit(mask))
+        scorer.with_message = args.text == "both"
+        return preparing(scorer)
 
     centred = v.copy()
     for f in set(fnames):
