@@ -1,19 +1,32 @@
 """Experiment: does the meaning of a sentence (its e5 vector) help the learned scorer?
 
-    python bench/semantic_experiment.py [--variant stack|pca|proto|none] [--dims 16]
-                                        [--l2-sem auto] [--text sentence|message|both]
+    python bench/semantic_experiment.py [--variant none|stack|pca|proto|stackz|blend|pcac]
+                                        [--dims 16] [--l2-sem 10] [--text sentence|both]
+                                        [--no-dev] [--no-bilingual]
 
-Leave-one-project-out exactly as bench/train_scorer.py, but the scorer gets extra
-features computed from the e5-multilingual vector of each sentence, and everything that
-learns from the vectors is fitted inside the fold (on the training projects only):
+Leave-one-project-out exactly as bench/train_scorer.py (same rows, L2, cut, whole
+extract path), but the scorer gets extra features computed from the e5-multilingual
+vector of each sentence, and everything that learns from the vectors is fitted inside
+the fold (on the training projects only). Results: docs/extraction.md, "The meaning of
+the sentence"; none was shipped.
 
+- none: the shipped features only (reproduces train_scorer's figures);
 - stack: a logistic regression over the centred vectors; its probability is one more
   feature. For the training rows it is out-of-fold (inner leave-one-project-out within
   the training projects), so the outer model sees an honest value;
 - pca: the first --dims principal components of the centred vectors (fitted on the
   training rows), scaled to unit variance on them, appended;
 - proto: cosine to the mean vector of matching rows minus cosine to the mean of the
-  others (inner out-of-fold for the training rows, as stack).
+  others (inner out-of-fold for the training rows, as stack);
+- stackz: as stack, its logit z-scored within the transcript (the topic taken out);
+  with --text both over the sentence's vector and its message's;
+- blend: the out-of-fold cue-model logit and the stackz value combined by a three-weight
+  regression;
+- pcac: as pca, each vector centred on its transcript's mean first.
+
+stackz, blend and pcac read the whole transcript: the scorer is told every eligible
+sentence through a wrapper of `heuristic.in_transcript` (the extractor itself has no
+such hook).
 
 Vectors are cached in /tmp (by text) so reruns do not embed again.
 """
