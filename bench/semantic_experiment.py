@@ -22,7 +22,9 @@ the sentence"; none was shipped.
   with --text both over the sentence's vector and its message's;
 - blend: the out-of-fold cue-model logit and the stackz value combined by a three-weight
   regression;
-- pcac: as pca, each vector centred on its transcript's mean first.
+- pcac: as pca, each vector centred on its transcript's mean first;
+- gate: the shipped features' model, and a sentence whose stackz value is under --gate
+  (standard deviations below its transcript's mean) is not kept by the model.
 
 stackz, blend and pcac read the whole transcript: the scorer is told every eligible
 sentence through a wrapper of `heuristic.in_transcript` (the extractor itself has no
@@ -231,6 +233,7 @@ class SemScorer:
         self.vectors = vectors
         self.cache: dict[str, np.ndarray] = {}
 
+    gate: float | None = None  # gate: z-scored meaning under this drops the sentence
     with_message = False  # stackz with --text both: the sentence's and its message's vectors
 
     def prepare(self, texts: list[str], messages: list[str] | None = None) -> None:
@@ -270,6 +273,13 @@ class SemScorer:
         repeated: float = 0.0,
         context: Context = NO_CONTEXT,
     ) -> float:
+        if self.gate is not None:
+            if float(self.extra(text)[0]) < self.gate:
+                return 0.0  # gate: the meaning is far below the transcript's usual
+            x = np.array(features(text, role, block, repeated, context))
+            z = float(x @ self.weights)
+            p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+            return self.scaled(p)
         x = np.concatenate([features(text, role, block, repeated, context), self.extra(text)])
         if self.blend is not None:
             a, b, c = self.blend
@@ -277,6 +287,9 @@ class SemScorer:
         else:
             z = float(x @ self.weights)
         p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return self.scaled(p)
+
+    def scaled(self, p: float) -> float:
         t = self.threshold
         if p < t:
             return SEED_THRESHOLD * p / t
@@ -296,6 +309,7 @@ def main() -> int:
     parser.add_argument("--l2-sem", type=float, default=10.0)
     parser.add_argument("--floor", type=float, default=0.32)
     parser.add_argument("--no-dev", action="store_true")
+    parser.add_argument("--gate", type=float, default=-1.0, help="gate: the z cut")
     parser.add_argument("--text", default="sentence", help="sentence | both (+ its message)")
     parser.add_argument("--no-bilingual", action="store_true")
     args = parser.parse_args()
@@ -369,7 +383,16 @@ def main() -> int:
         t = best_threshold(sigmoid(x @ w), rows, mask, gold, args.floor)
         return preparing(SemScorer(w, t, head, vectors))
 
+    def gated(mask: np.ndarray) -> SemScorer:
+        w = fit(rows.x[mask], rows.y[mask], args.l2)
+        t = best_threshold(sigmoid(rows.x @ w), rows, mask, gold, args.floor)
+        scorer = SemScorer(w, t, None, vectors, None, semfit(mask))
+        scorer.gate = args.gate
+        return preparing(scorer)
+
     def trained(mask: np.ndarray) -> SemScorer:
+        if variant == "gate":
+            return gated(mask)
         if variant == "pcac":
             return pcac(mask)
         if variant == "stackz":
