@@ -97,19 +97,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_context(args: argparse.Namespace, ctx: CliContext) -> int:
     # An unchanged store prints what it printed last time (core/context/block_cache.py):
     # the agents' SessionStart hook then costs a stat of each entry file.
+    # The layout check comes first: the probe reads settings.toml and lists entries/,
+    # which must not happen through a link out (the store would refuse to open).
     request = _cache_request(args)
     found = None
-    if request is not None:
+    if request is not None and _openable(ctx):
         from memdesk.core.context import block_cache
 
         found = block_cache.probe(ctx.dir.resolve(), request)
         if found is not None:
             kept = block_cache.recall(found)
-            if kept is not None and _openable(ctx):
+            if kept is not None:
                 sys.stdout.write(kept)
                 return 0
     output = None
-    if found is not None and not args.explain and not args.query and _openable(ctx):
+    if found is not None and not args.explain and not args.query:
         output = _quick_output(args, ctx, found)
     if output is not None:
         sys.stdout.write(output)

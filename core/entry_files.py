@@ -7,6 +7,7 @@ side and offered as a conflict.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
+from memdesk.core import plain_file
 from memdesk.core.atomic import atomic_write_bytes
 from memdesk.core.entry import Entry, EntryError
 from memdesk.core.entry_toml import loads_entry_toml
@@ -139,7 +141,14 @@ def is_within(path: Path, root: Path) -> bool:
         return False
 
 
-_NO_FOLLOW = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+# O_NONBLOCK: a FIFO in place of an entry file is opened without waiting for a writer
+# (then refused as not a plain file), not waited on forever.
+_NO_FOLLOW = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+)
 
 
 def read_plain_entry_file(
@@ -207,7 +216,10 @@ def read_entry_file(
             shown, None, f"file is {size:,} bytes; an entry is at most 1 MB", "too-large"
         )
     try:
-        raw = path.read_bytes()
+        raw = plain_file.read_bytes(path, MAX_ENTRY_BYTES)
+    except plain_file.NotPlainFile as exc:
+        kind = "too-large" if exc.errno == errno.EFBIG else "unreadable"
+        return Problem(shown, None, exc.strerror or "not a plain file", kind)
     except OSError as exc:
         return Problem(shown, None, f"cannot read: {exc.strerror}", "unreadable")
     return _entry_of_bytes(raw, shown, path.stem, path.name)

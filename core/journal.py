@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memdesk.core import plain_file
 from memdesk.core.atomic import NOT_WRITABLE, append_line_durably, open_own
 from memdesk.core.entry import now
 from memdesk.core.jsonfile import loads
@@ -139,7 +140,8 @@ class Journal:
         pending file, so none of its records may stay. Recovery only (reads the whole
         file); call under the store lock, after `cut_torn_tail`."""
         try:
-            data = self.path.read_bytes()
+            with plain_file.open_plain(self.path) as handle:
+                data = handle.read()
         except FileNotFoundError:
             return 0
         keep, dropped = len(data), 0
@@ -215,7 +217,7 @@ class Journal:
         if st.st_ino != self._cache_ino or st.st_size < self._cache_offset:
             self._forget_reads(st.st_ino)
         if st.st_size > self._cache_offset:
-            with open(self.path, "rb") as handle:
+            with plain_file.open_plain(self.path) as handle:
                 handle.seek(self._cache_offset)
                 data = handle.read()
             end = data.rfind(b"\n") + 1  # a half-appended last line waits for its newline
@@ -252,7 +254,7 @@ class Journal:
         if ino != st.st_ino or st.st_size < offset:
             ino, offset, found = st.st_ino, 0, []
         if st.st_size > offset:
-            with open(self.path, "rb") as handle:
+            with plain_file.open_plain(self.path) as handle:
                 handle.seek(offset)
                 data = handle.read()
             end = data.rfind(b"\n") + 1  # a half-appended last line waits for its newline

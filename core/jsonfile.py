@@ -13,7 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from memdesk.core import plain_file
 from memdesk.core.storage.errors import StoreError
+
+# State files (pending batch, conflicts, MEMORY.md's state, manifests) are small; an
+# export read back by `import` is the largest JSON memdesk reads.
+MAX_JSON = 256 << 20
 
 
 class BadJSON(StoreError, ValueError):
@@ -55,11 +60,12 @@ def loads(text: str | bytes, source: str) -> Any:
         raise BadJSON(source, reason(exc), line) from None
 
 
-def read_json(path: Path) -> Any:
-    """The JSON value in the file at `path` (UTF-8); `BadJSON` names the file.
-    OSError (missing, unreadable) passes through for the caller to judge."""
+def read_json(path: Path, limit: int = MAX_JSON) -> Any:
+    """The JSON value in the file at `path` (UTF-8, a plain file of at most `limit`
+    bytes); `BadJSON` names the file. OSError (missing, unreadable, a FIFO or device,
+    too large: `plain_file.NotPlainFile`) passes through for the caller to judge."""
     try:
-        text = Path(path).read_text("utf-8")
+        text = plain_file.read_text(path, limit)
     except UnicodeDecodeError as exc:
         raise BadJSON(str(path), f"not UTF-8 text (byte {exc.start})") from None
     return loads(text, str(path))

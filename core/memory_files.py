@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from memdesk.core import plain_file
+
 
 class _MemoryFileLike(Protocol):
     path: Path
@@ -65,7 +67,7 @@ def read_managed_file(store: _HasMemoryFile, name: str) -> str:
     for managed in managed_files(store):
         if managed.name == name:
             try:
-                return managed.path.read_text("utf-8", errors="replace")
+                return plain_file.read_text(managed.path, 16 << 20, errors="replace")
             except FileNotFoundError:
                 return ""
     raise UnknownMemoryFile(name)

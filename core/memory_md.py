@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from memdesk.core import plain_file
 from memdesk.core.atomic import atomic_write_bytes, atomic_write_text
 from memdesk.core.entry import normalise_text, text_hash
 from memdesk.core.jsonfile import read_json
@@ -61,6 +62,9 @@ NOTE = (
     "are picked up as candidates for review. -->"
 )
 RETIRED_IDLE_SECONDS = 3600  # where open files cannot be listed (not Linux)
+# At most this much of MEMORY.md is read at once (a plain file only: a FIFO or a device
+# in its place is not read, `plain_file`); an ingest reads the rest on the next run.
+MAX_READ = 16 << 20
 
 
 @dataclass
@@ -273,10 +277,10 @@ class MemoryFile:
     def _read_complete(path: Path, offset: int = 0) -> tuple[bytes, int]:
         """(bytes from offset up to the last newline, inode): a half line waits."""
         try:
-            with open(path, "rb") as handle:
+            with plain_file.open_plain(path) as handle:
                 inode = os.fstat(handle.fileno()).st_ino
                 handle.seek(offset)
-                data = handle.read()
+                data = handle.read(MAX_READ)  # the rest on the next run
         except OSError:
             return b"", 0
         return data[: data.rfind(b"\n") + 1], inode
@@ -323,7 +327,7 @@ class MemoryFile:
             if not still_open:
                 # Nobody can append any more: a last unterminated line is complete now.
                 tail = b""
-                with contextlib.suppress(OSError), open(path, "rb") as handle:
+                with contextlib.suppress(OSError), plain_file.open_plain(path) as handle:
                     handle.seek(consumed)
                     tail = handle.read()
                 if tail.strip():
@@ -351,7 +355,7 @@ class MemoryFile:
         if self.leads_outside():
             return ""
         try:
-            return self.path.read_text("utf-8", errors="replace")
+            return plain_file.read_text(self.path, MAX_READ, errors="replace")
         except OSError:
             return ""
 

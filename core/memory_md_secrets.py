@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
+from memdesk.core import plain_file
+
 
 class SecretCandidate(Protocol):
     """A line read from a memory file, and where it is (`memory_md.ExternalLine`)."""
@@ -47,6 +49,8 @@ def scrub_file(path: Path, raw: bytes, kind: str) -> int:
     atomic replace, and the other name keeps what it had."""
     from memdesk.core.atomic import atomic_write_bytes
 
+    with plain_file.open_plain(path):  # a FIFO is never opened to write
+        pass
     with open(path, "r+b") as handle:
         data = handle.read()
         spots: list[int] = []
@@ -138,7 +142,7 @@ def mark_multiline_secrets(found: Sequence[SecretCandidate]) -> None:
         if path not in fragments:
             continue
         try:
-            data = path.read_bytes()
+            data = plain_file.read_bytes(path, 16 << 20)
         except OSError:
             continue
         numbered = split_lines(data[: data.rfind(b"\n") + 1])

@@ -21,6 +21,7 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from memdesk.core import plain_file
 from memdesk.core.entry import Entry, Source, now, text_hash
 from memdesk.core.memory_md import ExternalLine, MemoryState
 from memdesk.core.storage.changes import Change
@@ -144,7 +145,7 @@ def adopt_existing_memory_md(store: Store) -> None:
     if store.memory_file.state_path.exists() or memory_md_managed(store):
         return
     try:
-        if not path.is_file() or not path.read_bytes().strip():
+        if not path.is_file() or not plain_file.read_bytes(path, 16 << 20).strip():
             return
     except OSError:
         return

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from memdesk.core import plain_file
+
 # (inode, size, mtime in ns); NO_FINGERPRINT: nothing recorded.
 Fingerprint = tuple[int, int, int]
 NO_FINGERPRINT: Fingerprint = (0, 0, 0)
@@ -33,7 +35,7 @@ def on_disk(path: Path) -> Fingerprint | None:
 def read_with_fingerprint(path: Path) -> tuple[bytes, Fingerprint]:
     """The file's bytes and the fingerprint of exactly those bytes (NO_FINGERPRINT when
     it grew while being read). Raises OSError like `Path.read_bytes`."""
-    with open(path, "rb") as handle:
+    with plain_file.open_plain(path) as handle:
         data = handle.read()
         st = os.fstat(handle.fileno())
     return data, fingerprint(st) if st.st_size == len(data) else NO_FINGERPRINT

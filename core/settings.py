@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memdesk.core import plain_file
 from memdesk.core.agent_api import AgentCallError, AgentSettings
 from memdesk.core.consolidate.settings import ConsolidationSettings, parse_consolidation
 from memdesk.core.context.settings import (
@@ -148,11 +149,14 @@ def load(root: Path | str) -> MemdeskSettings:
     and one problem naming the line."""
     path = settings_path(root)
     try:
-        data = loads_toml(path.read_text("utf-8"))
+        data = loads_toml(plain_file.read_text(path))
     except FileNotFoundError:
         return MemdeskSettings(path=path)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         line = describe_toml_error(path, exc)
+        return MemdeskSettings(path=path, problems=(line,), problem_of={"": line})
+    except plain_file.NotPlainFile as exc:  # a FIFO, a device, too large
+        line = str(exc)
         return MemdeskSettings(path=path, problems=(line,), problem_of={"": line})
     except OSError as exc:  # unreadable: said like any other problem
         line = f"{path}: cannot be read ({exc.strerror or exc})"

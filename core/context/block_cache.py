@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from memdesk.core import checked_file
+from memdesk.core import checked_file, plain_file
 
 _FORMAT = "memdesk-context-block/1"
 PREFIX = "context-block-"
@@ -99,7 +99,7 @@ def probe(root: Path, request: Sequence[str], *, now_ns: int | None = None) -> B
     head = [_FORMAT, day.isoformat(), sys.version, meaning, *request]
     digest.update(json.dumps(head, ensure_ascii=False).encode("utf-8"))
     try:
-        settings = (meta / "settings.toml").read_bytes()
+        settings = plain_file.read_bytes(meta / "settings.toml")
         st = os.stat(meta / "settings.toml")
         newest = max(st.st_mtime_ns, st.st_ctime_ns)
     except FileNotFoundError:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
+from memdesk.core import plain_file
 from memdesk.core.toml_errors import describe_toml_error, loads_toml
 
 log = logging.getLogger("memdesk.context")
@@ -246,10 +247,12 @@ def settings_path(root: Path | str) -> Path:
 def load_settings(root: Path | str) -> Settings:
     """Read settings.toml; a missing file means all defaults."""
     path = settings_path(root)
-    if not path.exists():
-        return parse_settings({}, path=path)
     try:
-        data = loads_toml(path.read_text(encoding="utf-8"))
+        data = loads_toml(plain_file.read_text(path))
+    except FileNotFoundError:
+        return parse_settings({}, path=path)
+    except plain_file.NotPlainFile as exc:
+        raise SettingsError("", str(exc)) from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SettingsError("", describe_toml_error(path, exc)) from exc
     settings = parse_settings(data, path=path)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memdesk.core import plain_file
 from memdesk.core.atomic import atomic_write_text
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.errors import describe_error
@@ -328,7 +329,7 @@ def ingest_path(
 def looks_binary(path: Path) -> bool:
     """A NUL byte in the first 8 KiB: an image or archive dropped in the inbox, not text."""
     try:
-        with path.open("rb") as handle:
+        with plain_file.open_plain(path) as handle:
             return b"\0" in handle.read(8192)
     except OSError:
         return True

@@ -23,10 +23,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from memdesk.core import plain_file
 from memdesk.core.atomic import atomic_write_text
 from memdesk.core.jsonfile import read_json
 from memdesk.core.memfiles.seal import Source, as_seals, new_salt, seal, seal_many
 from memdesk.core.own_writes import NO_FINGERPRINT, Fingerprint, as_fingerprint
+
+# A managed memory file (CLAUDE.md, AGENTS.md...) is read up to this size.
+MAX_MANAGED = 16 << 20
 
 FILES_DIR = "files"
 MANIFEST_VERSION = 1
@@ -213,7 +217,7 @@ def _sealed_source(manifest: Manifest, path: Path) -> Source | None:
     if manifest_refusal(manifest.path, root):
         return None
     try:
-        text = manifest.file.read_bytes().decode("utf-8", "replace")
+        text = plain_file.read_bytes(manifest.file, MAX_MANAGED).decode("utf-8", "replace")
     except OSError:
         return None
     return Source(text, manifest.salt)
@@ -224,7 +228,7 @@ def save_manifest(meta_dir: Path, manifest: Manifest) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(manifest.to_json(), ensure_ascii=False, indent=1)
     try:
-        if _is_regular(path) and path.read_text("utf-8") == text:
+        if _is_regular(path) and plain_file.read_text(path) == text:
             return path  # most syncs change nothing: no write, no fsync
     except OSError:
         pass

@@ -11,6 +11,7 @@ import re
 import time
 from pathlib import Path
 
+from memdesk.core import plain_file
 from memdesk.core.memfiles.manifest import Manifest, files_dir, manifest_path
 from memdesk.core.memory_md import RETIRED_IDLE_SECONDS, open_inodes
 from memdesk.core.safepath import leaves
@@ -65,7 +66,7 @@ def drain(meta_dir: Path, manifest: Manifest) -> tuple[str, list[str]]:
             if path is None:
                 raise FileNotFoundError(name)  # forgotten, never followed
             st = os.stat(path)
-            with open(path, "rb") as handle:
+            with plain_file.open_plain(path) as handle:
                 handle.seek(consumed)
                 data = handle.read()
         except OSError:

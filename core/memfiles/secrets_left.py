@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from memdesk.core import plain_file
 from memdesk.core.jsonfile import read_json
 from memdesk.core.memfiles.confine import manifest_refusal
 from memdesk.core.memfiles.seal import secret_lines
@@ -34,7 +35,7 @@ class SecretsInFile:
 def secrets_in_file(path: Path) -> SecretsInFile | None:
     """What the guard's scan finds in one file (None when nothing, or it cannot be read)."""
     try:
-        with path.open("rb") as handle:
+        with plain_file.open_plain(path) as handle:
             text = handle.read(_SCAN_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None

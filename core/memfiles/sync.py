@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memdesk.core import plain_file
 from memdesk.core.atomic import atomic_write_bytes
 from memdesk.core.entry import Entry, now, text_hash
 from memdesk.core.memfiles.appends import Addition, complete_text, find_additions
@@ -195,7 +196,7 @@ def _place(store: Store, manifest: Manifest, additions: list[Addition]) -> list[
 def file_stat(path: Path) -> tuple[int, int]:
     """(lines, bytes) of a file as it is on disk; (0, 0) when it is missing."""
     try:
-        data = path.read_bytes()
+        data = plain_file.read_bytes(path, 16 << 20)
     except OSError:
         return 0, 0
     return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1), len(data)

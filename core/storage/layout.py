@@ -97,11 +97,14 @@ def read_settings(path: Path) -> dict[str, Any]:
     it cannot be read."""
     import tomllib
 
+    from memdesk.core import plain_file
     from memdesk.core.toml_errors import describe_toml_error, loads_toml
 
     try:
-        return loads_toml(path.read_text("utf-8"))
+        return loads_toml(plain_file.read_text(path))
     except FileNotFoundError:
         return {}
+    except plain_file.NotPlainFile as exc:
+        raise StoreError(str(exc)) from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise StoreError(describe_toml_error(path, exc)) from exc
