@@ -31,14 +31,26 @@ class Found:
     refused: str = ""  # why it is not adopted (a symbolic link out of the directory)
 
     def to_json(self) -> dict[str, object]:
+        path = str(self.path)
+        if not _encodes(self.path):
+            path = repr(os.fsencode(self.path))
         out: dict[str, object] = {
-            "path": str(self.path),
+            "path": path,
             "format": self.format,
             "managed": self.managed,
         }
         if self.refused:
             out["refused"] = self.refused
         return out
+
+
+def _encodes(path: Path) -> bool:
+    """Whether the path is text (a name that is not UTF-8 holds surrogate escapes)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def claude_project_dir(root: Path, claude_dir: Path) -> Path:
@@ -79,6 +91,17 @@ def discover(root: Path, meta_dir: Path, settings: Mapping[str, object]) -> list
         paths.append((path, fmt.name))
     paths += [(p, codex_memories.FORMAT.name) for p in sorted((codex / "memories").glob("*.md"))]
     for path, fmt_name in paths:
+        if not _encodes(path):  # its name reaches manifests, entries, the journal
+            shown = repr(os.fsencode(path))
+            found.append(
+                Found(
+                    path,
+                    fmt_name,
+                    False,
+                    f"{shown}: the file name is not UTF-8; not adopted (rename it to adopt it)",
+                )
+            )
+            continue
         refused = link_refusal(path, root)
         if refused:
             found.append(Found(path, fmt_name, False, refused))
