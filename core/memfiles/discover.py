@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdesk.core.memfiles import claude_auto_memory, codex_memories
-from memdesk.core.memfiles.confine import AGENT_FILES, MEMORY_FOLDER, link_refusal
+from memdesk.core.memfiles.confine import (
+    AGENT_FILES,
+    MEMORY_FOLDER,
+    encodes,
+    link_refusal,
+    name_refusal,
+)
 from memdesk.core.memfiles.formats import detect_format
 from memdesk.core.memfiles.manifest import is_managed
 from memdesk.core.memfiles.settings import memfiles_settings
@@ -32,7 +38,7 @@ class Found:
 
     def to_json(self) -> dict[str, object]:
         path = str(self.path)
-        if not _encodes(self.path):
+        if not encodes(self.path):
             path = repr(os.fsencode(self.path))
         out: dict[str, object] = {
             "path": path,
@@ -42,15 +48,6 @@ class Found:
         if self.refused:
             out["refused"] = self.refused
         return out
-
-
-def _encodes(path: Path) -> bool:
-    """Whether the path is text (a name that is not UTF-8 holds surrogate escapes)."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def claude_project_dir(root: Path, claude_dir: Path) -> Path:
@@ -91,18 +88,7 @@ def discover(root: Path, meta_dir: Path, settings: Mapping[str, object]) -> list
         paths.append((path, fmt.name))
     paths += [(p, codex_memories.FORMAT.name) for p in sorted((codex / "memories").glob("*.md"))]
     for path, fmt_name in paths:
-        if not _encodes(path):  # its name reaches manifests, entries, the journal
-            shown = repr(os.fsencode(path))
-            found.append(
-                Found(
-                    path,
-                    fmt_name,
-                    False,
-                    f"{shown}: the file name is not UTF-8; not adopted (rename it to adopt it)",
-                )
-            )
-            continue
-        refused = link_refusal(path, root)
+        refused = name_refusal(path) or link_refusal(path, root)
         if refused:
             found.append(Found(path, fmt_name, False, refused))
             continue

@@ -91,3 +91,15 @@ def test_discover_names_a_file_name_that_is_not_utf8_and_lists_the_rest(repo: Pa
     assert "notes.md" in adopted.stdout
     (refusal,) = [x for x in adopted.stderr.splitlines() if "2026.md" in x]
     assert "\\xfe2026.md" in refusal and "not UTF-8" in refusal
+
+
+def test_adopt_names_a_file_name_that_is_not_utf8(repo: Path, cli) -> None:
+    memory = repo / "memory"
+    memory.mkdir()
+    bad = os.path.join(os.fsencode(memory), b"\xfe2026.md")
+    with open(bad, "w") as handle:
+        handle.write("- always y\n")
+    adopted = cli("--dir", str(repo), "adopt", os.fsdecode(bad))
+    assert adopted.returncode == 1
+    (line,) = adopted.stderr.strip().splitlines()
+    assert "\\xfe2026.md'" in line and "not UTF-8" in line and "codec" not in line
