@@ -137,8 +137,17 @@ def is_within(path: Path, root: Path) -> bool:
     try:
         path.resolve().relative_to(root.resolve())
         return True
-    except (ValueError, OSError):
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (3.11, 3.12)
         return False
+
+
+def _loops(path: Path) -> bool:
+    """Whether following the link `path` never ends (a link to itself, or a ring)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 # O_NONBLOCK: a FIFO in place of an entry file is opened without waiting for a writer
@@ -201,6 +210,14 @@ def read_entry_file(
     exactly when its folder is, without resolving every path (two walks of the path's
     components per file, a tenth of the time a first read of 10k entries took)."""
     link = path.is_symlink()
+    if link and _loops(path):
+        try:
+            looped = str(path.relative_to(root))
+        except ValueError:
+            looped = str(path)
+        return Problem(
+            looped, None, "symbolic link that loops back on itself; not followed", "symlink"
+        )
     within = folder_inside if folder_inside is not None and not link else is_within(path, root)
     shown = str(path.relative_to(root)) if within else str(path)
     if link and not within:

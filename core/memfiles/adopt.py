@@ -13,7 +13,7 @@ from pathlib import Path
 
 from memdesk.core.entry import Entry, now
 from memdesk.core.memfiles.blocks import parse_blocks
-from memdesk.core.memfiles.confine import link_refusal
+from memdesk.core.memfiles.confine import link_refusal, name_refusal
 from memdesk.core.memfiles.entries import block_entry, display_path, kind_of, scope_of
 from memdesk.core.memfiles.formats import detect_format, get_format
 from memdesk.core.memfiles.manifest import (
@@ -71,6 +71,9 @@ def read_adopted(path: Path) -> tuple[str, Fingerprint]:
 def adopt(store: Store, path: Path | str, format_name: str | None = None) -> AdoptResult:
     """Take `path` as the confirmed baseline of its memory (see the module doc)."""
     path = Path(path).expanduser().absolute()
+    badly_named = name_refusal(path)
+    if badly_named:
+        raise StoreError(badly_named)
     linked_out = link_refusal(path, store.root)
     if linked_out:  # a cloned repository's link to a file of yours, or to /etc/passwd
         raise StoreError(linked_out)

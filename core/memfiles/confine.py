@@ -41,6 +41,25 @@ def under(path: Path | str, root: Path | str) -> Path | None:
         return None
 
 
+def name_refusal(path: Path | str) -> str | None:
+    """Why a memory file may not be adopted for its name: one that is not UTF-8 (its
+    bytes are surrogate-escaped) would reach manifests, entries and the journal. The
+    name is shown as the repr of its bytes."""
+    if not encodes(path):
+        shown = repr(os.fsencode(path))
+        return f"{shown}: the file name is not UTF-8; not adopted (rename it to adopt it)"
+    return None
+
+
+def encodes(path: Path | str) -> bool:
+    """Whether the path is text (a name that is not UTF-8 holds surrogate escapes)."""
+    try:
+        os.fspath(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def link_refusal(path: Path | str, root: Path | str) -> str | None:
     """Why a memory file under the working directory may not be adopted or read: it leads
     out of it through a symbolic link (None when it stays inside, or is written outside

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdesk.core.memfiles import claude_auto_memory, codex_memories
-from memdesk.core.memfiles.confine import AGENT_FILES, MEMORY_FOLDER, link_refusal
+from memdesk.core.memfiles.confine import (
+    AGENT_FILES,
+    MEMORY_FOLDER,
+    encodes,
+    link_refusal,
+    name_refusal,
+)
 from memdesk.core.memfiles.formats import detect_format
 from memdesk.core.memfiles.manifest import is_managed
 from memdesk.core.memfiles.settings import memfiles_settings
@@ -31,8 +37,11 @@ class Found:
     refused: str = ""  # why it is not adopted (a symbolic link out of the directory)
 
     def to_json(self) -> dict[str, object]:
+        path = str(self.path)
+        if not encodes(self.path):
+            path = repr(os.fsencode(self.path))
         out: dict[str, object] = {
-            "path": str(self.path),
+            "path": path,
             "format": self.format,
             "managed": self.managed,
         }
@@ -79,7 +88,7 @@ def discover(root: Path, meta_dir: Path, settings: Mapping[str, object]) -> list
         paths.append((path, fmt.name))
     paths += [(p, codex_memories.FORMAT.name) for p in sorted((codex / "memories").glob("*.md"))]
     for path, fmt_name in paths:
-        refused = link_refusal(path, root)
+        refused = name_refusal(path) or link_refusal(path, root)
         if refused:
             found.append(Found(path, fmt_name, False, refused))
             continue

@@ -288,3 +288,20 @@ def test_a_line_that_is_not_json_rpc_does_not_stop_the_server(workdir: Path) -> 
     assert replies[1]["error"]["message"] == "Method not found"
     assert replies[2]["result"]["serverInfo"]["name"] == "memdesk"
     assert done.returncode == 0, done.stderr
+
+
+def test_an_entry_with_a_5000_digit_number_leaves_the_tools_working(workdir: Path) -> None:
+    store = Store.open(workdir)
+    bad = store.add(Entry(summary="Deploys go through make release"))
+    path = store.entries_dir / f"{bad.id}.toml"
+    path.write_text(path.read_text("utf-8").replace("version = 1\n", f"version = {'9' * 5000}\n"))
+
+    async def scenario() -> None:
+        async with mcp_session(workdir) as s:
+            assert await call(s, "pending", {}) == {"pending": 0, "suspicious": 0}
+            made = await call(s, "remember", {"text": "Always run make check before pushing"})
+            assert made["status"] == "candidate"
+            await call(s, "context", {})
+
+    run(scenario)
+    assert "Traceback" not in (workdir.parent / "test-agent.stderr").read_text()

@@ -92,3 +92,24 @@ async def test_edit_dialog_names_the_field_of_a_bad_date(store: Store) -> None:
         shown = str(app.screen.query_one("#edit-error", Static).render())
         assert isinstance(app.screen, EditScreen)  # stays open to fix it
         assert "valid_until" in shown and "YYYY-MM-DD" in shown
+
+
+async def test_an_entry_with_a_5000_digit_number_is_a_problem_not_a_crash(store: Store) -> None:
+    from memdesk.core.entry import Entry
+    from memdesk.tui.screens.conflicts import ConflictsScreen
+
+    good = store.add(Entry(summary="Always run make check before pushing"))
+    bad = store.add(Entry(summary="Deploys go through make release"))
+    path = store.entries_dir / f"{bad.id}.toml"
+    path.write_text(path.read_text("utf-8").replace("version = 1\n", f"version = {'9' * 5000}\n"))
+    app = make_app(Store.open(store.root))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await settle(pilot)
+        shown = [e.id for e in app.screen.rows]  # type: ignore[attr-defined]
+        assert good.id in shown and bad.id not in shown
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConflictsScreen))
+        await settle(pilot)
+        assert not isinstance(app.screen, ErrorDialog)
+        assert app.is_running
