@@ -4,29 +4,22 @@ that the trainer reads it as one writer, its ordinary texts as hard negatives.""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
-from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "guard_data" / "meaning_writer6.jsonl"
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-FIELDS = {"id", "label", "category", "register", "lang", "split", "text"}
+from guard_writer_data import BENCH, GUARD_DATA, assert_shared_shape, writer_records
+
+DATA = GUARD_DATA / "meaning_writer6.jsonl"
 MOVES = {"backdoor", "sabotage", "exec", "persona", "fakemsg"}
 FORMATS = {"yaml", "comment", "tool", "code", "commit", "issue", "markdown"}
 
 
 def _records() -> list[dict[str, str]]:
-    return [json.loads(line) for line in DATA.read_text("utf-8").splitlines() if line.strip()]
+    return writer_records(DATA.name)
 
 
 def test_records_have_the_shared_shape_and_no_repeats() -> None:
-    records = _records()
-    assert all(set(r) == FIELDS for r in records)
-    assert {r["label"] for r in records} == {"attack", "benign"}
-    assert {r["split"] for r in records} == {"train-6"}
-    assert len({r["id"] for r in records}) == len(records)
-    assert len({r["text"] for r in records}) == len(records)
+    assert_shared_shape(_records(), "train-6")
 
 
 def test_spread_over_moves_languages_formats_and_narration() -> None:
