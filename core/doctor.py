@@ -21,9 +21,7 @@ What it looks for:
 from __future__ import annotations
 
 import os
-import re
 import stat
-from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +29,7 @@ from typing import Any
 from memdesk.core.confinement import MEMORY_FILE, META_DIR, layout_problems
 from memdesk.core.context.settings import SettingsError
 from memdesk.core.entry import Entry
-from memdesk.core.guard import SUSPICIOUS, meaning_status, redact_text
+from memdesk.core.guard import SUSPICIOUS, meaning_status, secret_kinds
 from memdesk.core.jsonfile import read_json
 from memdesk.core.safepath import is_inside, leaves, shown
 from memdesk.core.trust import TrustError, is_allowed, refusal, requests
@@ -40,7 +38,6 @@ from memdesk.core.trust import TrustError, is_allowed, refusal, requests
 # the search index, an in-flight batch. Entries and the journal are shared through git;
 # memory_md.json and ingest_state.json hold only hashes and offsets.
 PRIVATE = ("inbox", "conflicts", "retired", "index", "pending-batch.json")
-_MARK = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
 
 
 @dataclass
@@ -245,12 +242,7 @@ def _reachable_by_others(folder: Path) -> bool:
 
 def _kinds_in(texts: list[str]) -> list[str]:
     """Kinds of secret the guard's scan finds (markers it adds, not ones already there)."""
-    kinds: Counter[str] = Counter()
-    for text in texts:
-        redacted, count = redact_text(text)
-        if count:
-            kinds += Counter(_MARK.findall(redacted)) - Counter(_MARK.findall(text))
-    return sorted(kinds)
+    return sorted({kind for text in texts for kind in secret_kinds(text)})
 
 
 def _entry_texts(data: dict[str, Any]) -> list[str]:
@@ -351,7 +343,7 @@ def _managed_file_secrets(root: Path) -> list[Finding]:
             "them from the file and rotate the secret",
             line=found.first_line,
         )
-        for found in secrets_in_managed_files(root, root / META_DIR / "files")
+        for found in secrets_in_managed_files(root, root / META_DIR)
     ]
 
 

@@ -108,7 +108,7 @@ def refused_files(root: Path, meta_dir: Path) -> list[tuple[str, str]]:
     for path, why in refused_manifests(meta_dir):
         found.append((path.relative_to(root).as_posix(), why))
     for path in manifest_files(meta_dir):
-        value = None if leaves(path, root) else _named_path(path)
+        value = None if leaves(path, root) else named_path(path)
         if value is None:
             continue
         if os.path.isabs(value) and under(value, root) is None:
@@ -119,7 +119,7 @@ def refused_files(root: Path, meta_dir: Path) -> list[tuple[str, str]]:
     return found
 
 
-def _named_path(manifest: Path) -> str | None:
+def named_path(manifest: Path) -> str | None:
     """The `"path"` a manifest names (its lines are not unsealed: only the name is needed)."""
     try:
         data = read_json(manifest)
@@ -134,6 +134,7 @@ __all__ = [
     "MEMORY_FOLDER",
     "link_refusal",
     "manifest_refusal",
+    "named_path",
     "refused_files",
     "under",
 ]

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdesk.core import plain_file
-from memdesk.core.jsonfile import read_json
-from memdesk.core.memfiles.confine import manifest_refusal
+from memdesk.core.guard import REDACTED_PREFIX
+from memdesk.core.memfiles.confine import manifest_refusal, named_path
 from memdesk.core.memfiles.seal import secret_lines
 from memdesk.core.safepath import leaves
 
-_KIND_MARK = "[REDACTED:"
 # Agents load tens of kilobytes of a memory file; a bigger one is scanned this far.
 _SCAN_BYTES = 4_000_000
 
@@ -46,21 +45,17 @@ def secrets_in_file(path: Path) -> SecretsInFile | None:
     return SecretsInFile(path, len(found), min(found) + 1, tuple(kinds))
 
 
-def secrets_in_managed_files(root: Path, manifests: Path) -> list[SecretsInFile]:
-    """Each file a manifest under `manifests` names that may be read here and holds one."""
+def secrets_in_managed_files(root: Path, meta_dir: Path) -> list[SecretsInFile]:
+    """Each file a manifest under `meta_dir` names that may be read here and holds one."""
+    from memdesk.core.memfiles.manifest import files_dir, manifest_files
+
     out: list[SecretsInFile] = []
-    if leaves(manifests, root) is not None or not manifests.is_dir():
+    if leaves(files_dir(meta_dir), root) is not None:
         return out
     seen: set[str] = set()
-    from memdesk.core.memfiles.manifest import manifest_files
-
-    for manifest in manifest_files(manifests.parent):  # never a link or a special file
-        try:
-            data = read_json(manifest) if leaves(manifest, root) is None else None
-        except (OSError, ValueError):
-            continue
-        value = data.get("path") if isinstance(data, dict) else None
-        if not isinstance(value, str) or value in seen or manifest_refusal(value, root):
+    for manifest in manifest_files(meta_dir):  # never a link or a special file
+        value = named_path(manifest)
+        if value is None or value in seen or manifest_refusal(value, root):
             continue
         seen.add(value)
         if os.path.isfile(value):
@@ -80,11 +75,11 @@ def warning(found: SecretsInFile, shown_path: str) -> str:
 
 
 def _kind(redacted: str) -> str:
-    start = redacted.find(_KIND_MARK)
+    start = redacted.find(REDACTED_PREFIX)
     if start < 0:
         return "secret"
     end = redacted.find("]", start)
-    return redacted[start + len(_KIND_MARK) : end] if end > 0 else "secret"
+    return redacted[start + len(REDACTED_PREFIX) : end] if end > 0 else "secret"
 
 
 __all__ = ["SecretsInFile", "secrets_in_file", "secrets_in_managed_files", "warning"]
