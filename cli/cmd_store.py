@@ -176,7 +176,7 @@ def _warn_secrets_left(root: Path) -> None:
     from memdesk.core.memfiles.secrets_left import secrets_in_managed_files, warning
     from memdesk.core.safepath import shown
 
-    for found in secrets_in_managed_files(root, root / META_DIR / "files"):
+    for found in secrets_in_managed_files(root, root / META_DIR):
         print(f"memdesk: {warning(found, shown(found.path, root))}", file=sys.stderr)
 
 

@@ -39,9 +39,8 @@ def typed_file(name: str, root: Path) -> Path:
     repository brought) leads out of is refused, as `adopt` refuses it."""
     from memdesk.core.memfiles.confine import link_refusal
 
-    why = link_refusal(name, root)
+    why = link_refusal(name, root, outcome="not read")
     if why:
-        why = why.replace("; not adopted, read or written", "; not read")
         raise UserError(f"{why} (give the path it leads to if you mean that file)")
     return Path(name)
 

@@ -60,7 +60,9 @@ def encodes(path: Path | str) -> bool:
     return True
 
 
-def link_refusal(path: Path | str, root: Path | str) -> str | None:
+def link_refusal(
+    path: Path | str, root: Path | str, *, outcome: str = "not adopted, read or written"
+) -> str | None:
     """Why a memory file under the working directory may not be adopted or read: it leads
     out of it through a symbolic link (None when it stays inside, or is written outside
     it: a file a person typed, such as an agent's memory in the home folder)."""
@@ -68,7 +70,7 @@ def link_refusal(path: Path | str, root: Path | str) -> str | None:
     if under(path, root) is None and not is_inside(parent, root):
         return None  # (the folder checked resolved too: a root reached through a link)
     why = leaves(path, root)
-    return f"{path}: {why}; not adopted, read or written" if why else None
+    return f"{path}: {why}; {outcome}" if why else None
 
 
 def manifest_refusal(value: str, root: Path | str) -> str | None:
